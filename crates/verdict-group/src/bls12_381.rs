@@ -1,0 +1,1 @@
+//! BLS12-381 G1, G2, GT and the pairing over arkworks 0.6 — implementation in progress.

@@ -1,0 +1,27 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+pub mod error;
+pub mod fixed_base;
+pub mod framing;
+pub mod hash;
+mod secret;
+mod traits;
+
+pub mod bls12_381;
+pub mod p256;
+pub mod ristretto255;
+
+#[cfg(feature = "testing")]
+pub mod testing;
+
+/// Design notes: notation, choice of groups, embedding, constant-time properties.
+#[doc = include_str!("../docs/notes-group.md")]
+pub mod notes {}
+
+pub use error::{DecodeError, EmbedError, FrameError, GroupError};
+pub use secret::SecretScalar;
+pub use traits::{FixedBaseTable, Group, MessageGroup, Scalar};
+
+/// ristretto255 (RFC 9496), the default group.
+pub type Ristretto255 = ristretto255::Point;
