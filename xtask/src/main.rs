@@ -29,7 +29,10 @@ fn main() -> ExitCode {
 fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
     eprintln!("$ cargo {}", args.join(" "));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo).args(args).envs(env.iter().copied()).status();
+    let status = Command::new(cargo)
+        .args(args)
+        .envs(env.iter().copied())
+        .status();
     match status {
         Ok(s) if s.success() => true,
         Ok(s) => {
@@ -46,7 +49,14 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
 fn ci() -> ExitCode {
     let ok = cargo(&["fmt", "--all", "--", "--check"], &[])
         && cargo(
-            &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
             &[],
         )
         && cargo(&["test", "--workspace"], &[])
@@ -54,5 +64,9 @@ fn ci() -> ExitCode {
             &["doc", "--workspace", "--no-deps"],
             &[("RUSTDOCFLAGS", "-D warnings")],
         );
-    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -98,7 +98,11 @@ mod tests {
             acc[i + 1] += q;
         }
         for i in 0..64 {
-            assert_eq!(acc[i] as u8, (le[i / 2] >> (4 * (i % 2))) & 0x0f, "nibble {i}");
+            assert_eq!(
+                acc[i] as u8,
+                (le[i / 2] >> (4 * (i % 2))) & 0x0f,
+                "nibble {i}"
+            );
         }
         assert_eq!((acc[64], acc[65]), (0, 0), "no excess beyond 256 bits");
         assert!(digits.iter().all(|&d| (-8..8).contains(&d)));

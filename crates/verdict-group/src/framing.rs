@@ -43,7 +43,9 @@ pub fn encode_message<G: MessageGroup>(
     frame
         .chunks_exact(G::CAPACITY)
         .enumerate()
-        .map(|(index, chunk)| G::embed(chunk).map_err(|source| FrameError::Element { index, source }))
+        .map(|(index, chunk)| {
+            G::embed(chunk).map_err(|source| FrameError::Element { index, source })
+        })
         .collect()
 }
 
@@ -54,7 +56,9 @@ pub fn decode_message<G: MessageGroup>(elements: &[G]) -> Result<Vec<u8>, FrameE
     }
     let mut frame = Vec::with_capacity(elements.len() * G::CAPACITY);
     for (index, e) in elements.iter().enumerate() {
-        let chunk = e.extract().map_err(|source| FrameError::Element { index, source })?;
+        let chunk = e
+            .extract()
+            .map_err(|source| FrameError::Element { index, source })?;
         if chunk.len() != G::CAPACITY {
             return Err(FrameError::Malformed("element does not carry a full chunk"));
         }

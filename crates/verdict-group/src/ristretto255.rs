@@ -188,7 +188,9 @@ pub struct Table {
 
 impl core::fmt::Debug for Table {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Table").field("base", &self.base).finish_non_exhaustive()
+        f.debug_struct("Table")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
     }
 }
 
@@ -294,9 +296,9 @@ impl Group for Point {
             .ok_or(DecodeError::NotOnCurve)
     }
     fn hash_to_group(dst: &[u8], msg: &[u8]) -> Self {
-        Point(RistrettoPoint::from_uniform_bytes(&crate::hash::uniform_bytes(
-            dst, msg,
-        )))
+        Point(RistrettoPoint::from_uniform_bytes(
+            &crate::hash::uniform_bytes(dst, msg),
+        ))
     }
 }
 

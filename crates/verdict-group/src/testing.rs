@@ -18,7 +18,7 @@
 use rand_core::{CryptoRng, RngCore};
 
 use crate::error::{DecodeError, EmbedError, FrameError, GroupError};
-use crate::framing::{decode_message, encode_message, elements_needed, max_message_len};
+use crate::framing::{decode_message, elements_needed, encode_message, max_message_len};
 use crate::traits::{FixedBaseTable, Group, MessageGroup, Scalar};
 
 /// Runs every [`Group`] check.
@@ -57,12 +57,23 @@ pub fn check_scalar_field<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
             assert_eq!(a * inv, one, "{name}: a · a⁻¹ = 1");
         }
         let enc = a.to_bytes();
-        assert_eq!(enc.as_ref().len(), S::<G>::ENCODED_LEN, "{name}: scalar length");
-        assert_eq!(S::<G>::from_bytes(enc.as_ref()), Ok(a), "{name}: scalar round trip");
+        assert_eq!(
+            enc.as_ref().len(),
+            S::<G>::ENCODED_LEN,
+            "{name}: scalar length"
+        );
+        assert_eq!(
+            S::<G>::from_bytes(enc.as_ref()),
+            Ok(a),
+            "{name}: scalar round trip"
+        );
         let mut long = enc.as_ref().to_vec();
         long.push(0);
         assert!(
-            matches!(S::<G>::from_bytes(&long), Err(DecodeError::WrongLength { .. })),
+            matches!(
+                S::<G>::from_bytes(&long),
+                Err(DecodeError::WrongLength { .. })
+            ),
             "{name}: overlong scalar rejected"
         );
         assert!(
@@ -87,12 +98,19 @@ pub fn check_scalar_field<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
         Ok(minus_one),
         "{name}: q − 1 is canonical"
     );
-    assert_eq!(S::<G>::from_u64(2) * S::<G>::from_u64(3), S::<G>::from_u64(6), "{name}: from_u64");
+    assert_eq!(
+        S::<G>::from_u64(2) * S::<G>::from_u64(3),
+        S::<G>::from_u64(6),
+        "{name}: from_u64"
+    );
     // Wide reduction: 2^512 − 1 reduces to something, and distinct inputs give distinct outputs.
     let a = S::<G>::from_uniform_bytes(&[0xff; 64]);
     let b = S::<G>::from_uniform_bytes(&[0xfe; 64]);
     assert_ne!(a, b, "{name}: wide reduction is not constant");
-    assert!(S::<G>::from_uniform_bytes(&[0; 64]).is_zero(), "{name}: 0 reduces to 0");
+    assert!(
+        S::<G>::from_uniform_bytes(&[0; 64]).is_zero(),
+        "{name}: 0 reduces to 0"
+    );
     // to_le_bytes agrees with small integers.
     let mut le = [0u8; 32];
     le[0] = 5;
@@ -110,7 +128,10 @@ pub fn check_group_laws<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
         let p = G::random(rng);
         let q = G::random(rng);
         let r = G::random(rng);
-        assert!(!p.is_identity(), "{name}: random element is not the identity");
+        assert!(
+            !p.is_identity(),
+            "{name}: random element is not the identity"
+        );
         assert_eq!(p + o, p, "{name}: P + 0 = P");
         assert_eq!(p - p, o, "{name}: P − P = 0");
         assert_eq!(p + (-p), o, "{name}: P + (−P) = 0");
@@ -163,7 +184,11 @@ pub fn check_multiplication<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
         let scalars: Vec<_> = (0..n).map(|_| G::Scalar::random(rng)).collect();
         let points: Vec<_> = (0..n).map(|_| G::random(rng)).collect();
         let expect: G = scalars.iter().zip(&points).map(|(s, p)| *p * s).sum();
-        assert_eq!(G::msm_vartime(&scalars, &points), Ok(expect), "{name}: MSM n = {n}");
+        assert_eq!(
+            G::msm_vartime(&scalars, &points),
+            Ok(expect),
+            "{name}: MSM n = {n}"
+        );
     }
     let s = [G::Scalar::one()];
     assert_eq!(
@@ -180,7 +205,11 @@ pub fn check_encoding<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
     let len = G::ENCODED_LEN;
     let id = G::identity();
     let id_enc = id.to_bytes();
-    assert_eq!(G::from_bytes(id_enc.as_ref()), Ok(id), "{name}: identity decodes");
+    assert_eq!(
+        G::from_bytes(id_enc.as_ref()),
+        Ok(id),
+        "{name}: identity decodes"
+    );
     assert_eq!(
         G::from_bytes_nonidentity(id_enc.as_ref()),
         Err(DecodeError::Identity),
@@ -193,13 +222,20 @@ pub fn check_encoding<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
         assert_eq!(&enc, b, "{name}: batch encoding agrees");
         assert_eq!(enc.as_ref().len(), len, "{name}: ENCODED_LEN");
         assert_eq!(G::from_bytes(enc.as_ref()), Ok(*p), "{name}: round trip");
-        assert_eq!(G::from_bytes_nonidentity(enc.as_ref()), Ok(*p), "{name}: non-identity");
+        assert_eq!(
+            G::from_bytes_nonidentity(enc.as_ref()),
+            Ok(*p),
+            "{name}: non-identity"
+        );
         for bad_len in [0, len - 1, len + 1] {
             let mut v = enc.as_ref().to_vec();
             v.resize(bad_len, 0);
             assert_eq!(
                 G::from_bytes(&v),
-                Err(DecodeError::WrongLength { expected: len, actual: bad_len }),
+                Err(DecodeError::WrongLength {
+                    expected: len,
+                    actual: bad_len
+                }),
                 "{name}: wrong length {bad_len}"
             );
         }
@@ -209,8 +245,15 @@ pub fn check_encoding<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
             let bit = (rng.next_u32() as usize) % (8 * len);
             v[bit / 8] ^= 1 << (bit % 8);
             if let Ok(q) = G::from_bytes(&v) {
-                assert_ne!(q, *p, "{name}: flipped bit {bit} decodes to the same element");
-                assert_eq!(q.to_bytes().as_ref(), &v[..], "{name}: accepted encoding is canonical");
+                assert_ne!(
+                    q, *p,
+                    "{name}: flipped bit {bit} decodes to the same element"
+                );
+                assert_eq!(
+                    q.to_bytes().as_ref(),
+                    &v[..],
+                    "{name}: accepted encoding is canonical"
+                );
             }
         }
     }
@@ -219,10 +262,17 @@ pub fn check_encoding<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
         let mut v = vec![0u8; len];
         rng.fill_bytes(&mut v);
         if let Ok(q) = G::from_bytes(&v) {
-            assert_eq!(q.to_bytes().as_ref(), &v[..], "{name}: accepted encoding is canonical");
+            assert_eq!(
+                q.to_bytes().as_ref(),
+                &v[..],
+                "{name}: accepted encoding is canonical"
+            );
         }
     }
-    assert!(G::from_bytes(&vec![0xff; len]).is_err(), "{name}: all-ones rejected");
+    assert!(
+        G::from_bytes(&vec![0xff; len]).is_err(),
+        "{name}: all-ones rejected"
+    );
 }
 
 /// Asserts that each `(encoding, expected error)` is rejected with exactly that error.
@@ -239,17 +289,34 @@ pub fn check_rejects<G: Group>(cases: &[(&[u8], DecodeError)]) {
 }
 
 fn hex_short(bytes: &[u8]) -> String {
-    bytes.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>() + "…"
+    bytes
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>()
+        + "…"
 }
 
 /// Hash to group: deterministic, never the identity, distinct across messages and domains.
 pub fn check_hash_to_group<G: Group>() {
     let name = G::NAME;
     let a = G::hash_to_group(b"verdict-test", b"message");
-    assert_eq!(a, G::hash_to_group(b"verdict-test", b"message"), "{name}: deterministic");
+    assert_eq!(
+        a,
+        G::hash_to_group(b"verdict-test", b"message"),
+        "{name}: deterministic"
+    );
     assert!(!a.is_identity(), "{name}: hash is not the identity");
-    assert_ne!(a, G::hash_to_group(b"verdict-test", b"messagf"), "{name}: message separation");
-    assert_ne!(a, G::hash_to_group(b"verdict-tesu", b"message"), "{name}: domain separation");
+    assert_ne!(
+        a,
+        G::hash_to_group(b"verdict-test", b"messagf"),
+        "{name}: message separation"
+    );
+    assert_ne!(
+        a,
+        G::hash_to_group(b"verdict-tesu", b"message"),
+        "{name}: domain separation"
+    );
     assert_ne!(
         G::hash_to_group(b"ab", b"c"),
         G::hash_to_group(b"a", b"bc"),
@@ -261,7 +328,10 @@ pub fn check_hash_to_group<G: Group>() {
         .collect();
     for i in 0..many.len() {
         for j in 0..i {
-            assert_ne!(many[i], many[j], "{name}: hash collision between {i} and {j}");
+            assert_ne!(
+                many[i], many[j],
+                "{name}: hash collision between {i} and {j}"
+            );
         }
     }
 }
@@ -288,7 +358,11 @@ pub fn check_embedding<G: MessageGroup, R: RngCore + CryptoRng>(rng: &mut R) {
     for p in &payloads {
         let e = G::embed(p).unwrap_or_else(|err| panic!("{name}: embed {} bytes: {err}", p.len()));
         assert!(!e.is_identity(), "{name}: embedding is never the identity");
-        assert_eq!(e.extract().as_deref(), Ok(&p[..]), "{name}: embedding round trip");
+        assert_eq!(
+            e.extract().as_deref(),
+            Ok(&p[..]),
+            "{name}: embedding round trip"
+        );
         assert_eq!(G::embed(p), Ok(e), "{name}: embedding is deterministic");
         let decoded = G::from_bytes(e.to_bytes().as_ref());
         assert_eq!(decoded, Ok(e), "{name}: embedded element survives the wire");
@@ -304,10 +378,17 @@ pub fn check_embedding<G: MessageGroup, R: RngCore + CryptoRng>(rng: &mut R) {
     }
     assert_eq!(
         G::embed(&vec![0u8; cap + 1]),
-        Err(EmbedError::PayloadTooLong { len: cap + 1, capacity: cap }),
+        Err(EmbedError::PayloadTooLong {
+            len: cap + 1,
+            capacity: cap
+        }),
         "{name}: oversize payload"
     );
-    assert_eq!(G::identity().extract(), Err(EmbedError::Identity), "{name}: identity has no payload");
+    assert_eq!(
+        G::identity().extract(),
+        Err(EmbedError::Identity),
+        "{name}: identity has no payload"
+    );
     // Arbitrary elements: extract never panics. Most are rejected.
     let mut rejected = 0;
     for _ in 0..64 {
@@ -315,7 +396,10 @@ pub fn check_embedding<G: MessageGroup, R: RngCore + CryptoRng>(rng: &mut R) {
             rejected += 1;
         }
     }
-    assert!(rejected >= 32, "{name}: random elements are mostly not embeddings ({rejected}/64)");
+    assert!(
+        rejected >= 32,
+        "{name}: random elements are mostly not embeddings ({rejected}/64)"
+    );
 }
 
 /// Framing round trip for many lengths, exact capacity, and rejection of garbage.
@@ -326,16 +410,30 @@ pub fn check_framing<G: MessageGroup, R: RngCore + CryptoRng>(rng: &mut R) {
         let mut msg = vec![0u8; len];
         rng.fill_bytes(&mut msg);
         let n = elements_needed::<G>(len);
-        assert!(max_message_len::<G>(n) >= len, "{name}: capacity accounting");
+        assert!(
+            max_message_len::<G>(n) >= len,
+            "{name}: capacity accounting"
+        );
         let els = encode_message::<G>(&msg, n).unwrap();
         assert_eq!(els.len(), n);
-        assert_eq!(decode_message::<G>(&els), Ok(msg.clone()), "{name}: frame round trip {len}");
+        assert_eq!(
+            decode_message::<G>(&els),
+            Ok(msg.clone()),
+            "{name}: frame round trip {len}"
+        );
         // Extra slack elements are fine.
         let els = encode_message::<G>(&msg, n + 2).unwrap();
-        assert_eq!(decode_message::<G>(&els), Ok(msg.clone()), "{name}: padded frame {len}");
+        assert_eq!(
+            decode_message::<G>(&els),
+            Ok(msg.clone()),
+            "{name}: padded frame {len}"
+        );
         if n > 0 && len > 0 {
             assert!(
-                matches!(encode_message::<G>(&msg, n - 1), Err(FrameError::TooLong { .. })),
+                matches!(
+                    encode_message::<G>(&msg, n - 1),
+                    Err(FrameError::TooLong { .. })
+                ),
                 "{name}: too long for the slot"
             );
         }
@@ -343,19 +441,31 @@ pub fn check_framing<G: MessageGroup, R: RngCore + CryptoRng>(rng: &mut R) {
         let mut bad = encode_message::<G>(&msg, n).unwrap();
         let i = (rng.next_u32() as usize) % bad.len();
         bad[i] += G::random(rng);
-        assert_ne!(decode_message::<G>(&bad), Ok(msg.clone()), "{name}: corruption detected");
+        assert_ne!(
+            decode_message::<G>(&bad),
+            Ok(msg.clone()),
+            "{name}: corruption detected"
+        );
     }
     // Exactly full: header + message fill the elements with no padding.
     let n = 3;
     let msg = vec![0xa5; max_message_len::<G>(n)];
     let els = encode_message::<G>(&msg, n).unwrap();
-    assert_eq!(decode_message::<G>(&els), Ok(msg), "{name}: exactly full frame");
+    assert_eq!(
+        decode_message::<G>(&els),
+        Ok(msg),
+        "{name}: exactly full frame"
+    );
     assert_eq!(
         decode_message::<G>(&vec![G::identity(); 4]),
         Err(FrameError::Empty),
         "{name}: all-identity vector"
     );
-    assert_eq!(decode_message::<G>(&[]), Err(FrameError::Empty), "{name}: no elements");
+    assert_eq!(
+        decode_message::<G>(&[]),
+        Err(FrameError::Empty),
+        "{name}: no elements"
+    );
     // A frame whose length header lies.
     let mut chunk = vec![0u8; cap];
     chunk[..4].copy_from_slice(&u32::MAX.to_be_bytes());
@@ -380,7 +490,10 @@ pub fn check_framing<G: MessageGroup, R: RngCore + CryptoRng>(rng: &mut R) {
     assert!(
         matches!(
             decode_message::<G>(&with_identity),
-            Err(FrameError::Element { index: 1, source: EmbedError::Identity })
+            Err(FrameError::Element {
+                index: 1,
+                source: EmbedError::Identity
+            })
         ),
         "{name}: identity inside a frame"
     );

@@ -2,7 +2,7 @@
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use verdict_group::{testing, DecodeError, Group, Ristretto255};
+use verdict_group::{DecodeError, Group, Ristretto255, testing};
 
 #[test]
 fn conformance() {
