@@ -1,4 +1,5 @@
 //! ristretto255: the conformance suite and the RFC 9496 known-answer tests.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
