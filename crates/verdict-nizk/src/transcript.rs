@@ -1,0 +1,270 @@
+//! Fiat–Shamir transcripts over blake3.
+//!
+//! A [`Transcript`] is a running blake3 hash of everything the prover and verifier agree on:
+//! a protocol label, the proof context, the statement, the prover's commitments. Challenges are
+//! squeezed from a *copy* of the state, and the state is then ratcheted so that two challenges
+//! never repeat. The layout is specified in [`crate::notes`].
+//!
+//! Every operation is framed as `op ‖ u64le(|label|) ‖ label ‖ u64le(|data|) ‖ data`, so no two
+//! different sequences of operations feed blake3 the same bytes.
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_group::{Group, Scalar};
+use zeroize::Zeroize;
+
+use crate::encoded::Encoded;
+
+/// The blake3 key-derivation context every transcript starts from.
+pub const TRANSCRIPT_DOMAIN: &str = "verdict-nizk transcript v1";
+
+const OP_PROTOCOL: u8 = 0x00;
+const OP_APPEND: u8 = 0x01;
+const OP_CHALLENGE: u8 = 0x02;
+const OP_RATCHET: u8 = 0x03;
+const OP_WITNESS: u8 = 0x04;
+const OP_RNG: u8 = 0x05;
+
+/// A Fiat–Shamir transcript: typed, length-framed appends and challenge squeezing.
+///
+/// Labels are `&'static [u8]` on purpose: they name protocol steps and must never come from
+/// untrusted input. Cloning a transcript forks it (both copies evolve independently).
+#[derive(Clone)]
+pub struct Transcript {
+    state: blake3::Hasher,
+}
+
+impl core::fmt::Debug for Transcript {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Transcript").finish_non_exhaustive()
+    }
+}
+
+impl Transcript {
+    /// Starts a transcript for the protocol named `protocol_label`.
+    pub fn new(protocol_label: &'static [u8]) -> Self {
+        let mut t = Self {
+            state: blake3::Hasher::new_derive_key(TRANSCRIPT_DOMAIN),
+        };
+        t.frame(OP_PROTOCOL, b"protocol", &[protocol_label]);
+        t
+    }
+
+    fn frame(&mut self, op: u8, label: &[u8], parts: &[&[u8]]) {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        self.state.update(&[op]);
+        self.state.update(&(label.len() as u64).to_le_bytes());
+        self.state.update(label);
+        self.state.update(&(len as u64).to_le_bytes());
+        for p in parts {
+            self.state.update(p);
+        }
+    }
+
+    /// Appends a byte string.
+    pub fn append_message(&mut self, label: &'static [u8], message: &[u8]) {
+        self.frame(OP_APPEND, label, &[message]);
+    }
+
+    /// Appends the concatenation of `parts` as one framed message (no copy).
+    pub fn append_message_parts(&mut self, label: &'static [u8], parts: &[&[u8]]) {
+        self.frame(OP_APPEND, label, parts);
+    }
+
+    /// Appends a `u64` (8 bytes, little-endian).
+    pub fn append_u64(&mut self, label: &'static [u8], value: u64) {
+        self.append_message(label, &value.to_le_bytes());
+    }
+
+    /// Appends a scalar's canonical encoding.
+    pub fn append_scalar<S: Scalar>(&mut self, label: &'static [u8], scalar: &S) {
+        self.append_message(label, scalar.to_bytes().as_ref());
+    }
+
+    /// Appends a group element's canonical encoding.
+    pub fn append_point<G: Group>(&mut self, label: &'static [u8], point: &G) {
+        self.append_message(label, point.to_bytes().as_ref());
+    }
+
+    /// Appends many group elements as one framed message (encoded with
+    /// [`Group::batch_to_bytes`]).
+    pub fn append_points<G: Group>(&mut self, label: &'static [u8], points: &[G]) {
+        let reprs = G::batch_to_bytes(points);
+        let parts: Vec<&[u8]> = reprs.iter().map(|r| r.as_ref()).collect();
+        self.frame(OP_APPEND, label, &parts);
+    }
+
+    /// Appends elements whose encodings are already known (no re-encoding).
+    pub fn append_encoded<G: Group>(&mut self, label: &'static [u8], points: &[Encoded<G>]) {
+        let parts: Vec<&[u8]> = points.iter().map(|p| p.as_bytes()).collect();
+        self.frame(OP_APPEND, label, &parts);
+    }
+
+    /// Fills `dest` with challenge bytes bound to everything appended so far, then ratchets the
+    /// state so the next challenge differs even with the same label.
+    pub fn challenge_bytes(&mut self, label: &'static [u8], dest: &mut [u8]) {
+        self.frame(OP_CHALLENGE, label, &[&(dest.len() as u64).to_le_bytes()]);
+        let mut reader = self.state.clone().finalize_xof();
+        let mut ratchet = [0u8; 32];
+        reader.fill(&mut ratchet);
+        reader.fill(dest);
+        self.frame(OP_RATCHET, b"ratchet", &[&ratchet]);
+    }
+
+    /// A challenge scalar: 64 challenge bytes reduced modulo the group order (wide reduction,
+    /// statistically uniform).
+    pub fn challenge_scalar<G: Group>(&mut self, label: &'static [u8]) -> G::Scalar {
+        let mut wide = [0u8; 64];
+        self.challenge_bytes(label, &mut wide);
+        G::Scalar::from_uniform_bytes(&wide)
+    }
+
+    /// `n` challenge scalars from one squeeze (used for folding weights).
+    pub fn challenge_scalars<G: Group>(
+        &mut self,
+        label: &'static [u8],
+        n: usize,
+    ) -> Vec<G::Scalar> {
+        self.frame(OP_CHALLENGE, label, &[&(n as u64).to_le_bytes()]);
+        let mut reader = self.state.clone().finalize_xof();
+        let mut ratchet = [0u8; 32];
+        reader.fill(&mut ratchet);
+        let mut wide = [0u8; 64];
+        let out = (0..n)
+            .map(|_| {
+                reader.fill(&mut wide);
+                G::Scalar::from_uniform_bytes(&wide)
+            })
+            .collect();
+        self.frame(OP_RATCHET, b"ratchet", &[&ratchet]);
+        out
+    }
+
+    /// Forks a prover RNG from the transcript state, the secret witness and 32 bytes of the
+    /// external `rng` ("hedged" nonces).
+    ///
+    /// The nonces stay unpredictable if *either* the external RNG is good *or* the witness is
+    /// secret and the transcript never repeats; a broken RNG alone does not leak the witness.
+    /// The transcript itself is not modified.
+    pub fn witness_rng<R: RngCore + CryptoRng + ?Sized>(
+        &self,
+        witness_label: &'static [u8],
+        witness: &[&[u8]],
+        rng: &mut R,
+    ) -> TranscriptRng {
+        let mut fork = self.clone();
+        fork.frame(OP_WITNESS, witness_label, witness);
+        let mut entropy = [0u8; 32];
+        rng.fill_bytes(&mut entropy);
+        fork.frame(OP_RNG, b"rng", &[&entropy]);
+        entropy.zeroize();
+        let reader = fork.state.finalize_xof();
+        fork.state.zeroize();
+        TranscriptRng { reader }
+    }
+}
+
+/// The prover RNG returned by [`Transcript::witness_rng`]: a blake3 XOF stream, wiped on drop.
+pub struct TranscriptRng {
+    reader: blake3::OutputReader,
+}
+
+impl core::fmt::Debug for TranscriptRng {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("TranscriptRng(<redacted>)")
+    }
+}
+
+impl RngCore for TranscriptRng {
+    fn next_u32(&mut self) -> u32 {
+        let mut b = [0u8; 4];
+        self.reader.fill(&mut b);
+        u32::from_le_bytes(b)
+    }
+    fn next_u64(&mut self) -> u64 {
+        let mut b = [0u8; 8];
+        self.reader.fill(&mut b);
+        u64::from_le_bytes(b)
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.reader.fill(dest);
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core::Error> {
+        self.reader.fill(dest);
+        Ok(())
+    }
+}
+
+impl CryptoRng for TranscriptRng {}
+
+impl Drop for TranscriptRng {
+    fn drop(&mut self) {
+        self.reader.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verdict_group::Ristretto255 as G;
+
+    #[test]
+    fn challenges_ratchet_and_depend_on_inputs() {
+        let mut a = Transcript::new(b"test");
+        let c1 = a.challenge_scalar::<G>(b"c");
+        let c2 = a.challenge_scalar::<G>(b"c");
+        assert_ne!(c1, c2);
+
+        let mut b = Transcript::new(b"test");
+        assert_eq!(b.challenge_scalar::<G>(b"c"), c1);
+
+        let mut other = Transcript::new(b"tesu");
+        assert_ne!(other.challenge_scalar::<G>(b"c"), c1);
+    }
+
+    #[test]
+    fn framing_separates_label_and_data() {
+        let mut a = Transcript::new(b"p");
+        a.append_message(b"ab", b"c");
+        let mut b = Transcript::new(b"p");
+        b.append_message(b"a", b"bc");
+        assert_ne!(a.challenge_scalar::<G>(b"x"), b.challenge_scalar::<G>(b"x"));
+
+        let mut c = Transcript::new(b"p");
+        c.append_message(b"m", b"xy");
+        let mut d = Transcript::new(b"p");
+        d.append_message_parts(b"m", &[b"x", b"y"]);
+        assert_eq!(c.challenge_scalar::<G>(b"x"), d.challenge_scalar::<G>(b"x"));
+
+        // An append and a challenge with the same label/bytes are different operations.
+        let mut e = Transcript::new(b"p");
+        e.append_message(b"c", &64u64.to_le_bytes());
+        let mut f = Transcript::new(b"p");
+        let mut sink = [0u8; 64];
+        f.challenge_bytes(b"c", &mut sink);
+        assert_ne!(e.challenge_scalar::<G>(b"x"), f.challenge_scalar::<G>(b"x"));
+    }
+
+    #[test]
+    fn challenge_scalars_match_length_and_differ() {
+        let mut t = Transcript::new(b"p");
+        let w = t.challenge_scalars::<G>(b"w", 3);
+        assert_eq!(w.len(), 3);
+        assert_ne!(w[0], w[1]);
+        assert_ne!(w[1], w[2]);
+    }
+
+    #[test]
+    fn witness_rng_is_hedged() {
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::SeedableRng;
+        let t = Transcript::new(b"p");
+        let draw = |w: &[u8], seed: u64| {
+            let mut rng = ChaCha20Rng::seed_from_u64(seed);
+            let mut r = t.witness_rng(b"w", &[w], &mut rng);
+            r.next_u64()
+        };
+        assert_eq!(draw(b"secret", 1), draw(b"secret", 1));
+        assert_ne!(draw(b"secret", 1), draw(b"secret", 2));
+        assert_ne!(draw(b"secret", 1), draw(b"secreu", 1));
+    }
+}
