@@ -68,6 +68,91 @@ impl<G: Group> Ciphertext<G> {
     }
 }
 
+/// A list of ciphertexts together with their canonical encoding `X₁‖Y₁‖X₂‖Y₂‖…`.
+///
+/// Hashing a shuffle statement needs the encodings, and encoding a point costs about as much
+/// as a multi-scalar-multiplication term; lists that arrive over the wire keep the bytes they
+/// were decoded from, and lists made locally are encoded once. Invariant (by construction):
+/// `bytes` is the canonical encoding of `cts`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CiphertextList<G: Group> {
+    cts: Vec<Ciphertext<G>>,
+    bytes: Vec<u8>,
+}
+
+impl<G: Group> CiphertextList<G> {
+    /// Encodes `cts`.
+    pub fn new(cts: Vec<Ciphertext<G>>) -> Self {
+        let flat: Vec<G> = cts.iter().flat_map(|c| [c.x, c.y]).collect();
+        let bytes = crate::util::encode_flat(&flat);
+        Self { cts, bytes }
+    }
+
+    /// Decodes and validates `n` ciphertexts (exactly `2·n·G::ENCODED_LEN` bytes; every point
+    /// must be a valid group element; the identity is allowed).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, crate::WireError> {
+        let len = G::ENCODED_LEN;
+        if bytes.len() % (2 * len) != 0 {
+            return Err(crate::WireError::Truncated {
+                offset: bytes.len() - bytes.len() % (2 * len),
+                needed: 2 * len - bytes.len() % (2 * len),
+            });
+        }
+        let mut cts = Vec::with_capacity(bytes.len() / (2 * len));
+        for (i, pair) in bytes.chunks_exact(2 * len).enumerate() {
+            let point = |j: usize| {
+                G::from_bytes(&pair[j * len..(j + 1) * len]).map_err(|source| {
+                    crate::WireError::Element {
+                        what: "ciphertext",
+                        offset: (2 * i + j) * len,
+                        source,
+                    }
+                })
+            };
+            cts.push(Ciphertext {
+                x: point(0)?,
+                y: point(1)?,
+            });
+        }
+        Ok(Self {
+            cts,
+            bytes: bytes.to_vec(),
+        })
+    }
+
+    /// The ciphertexts.
+    pub fn as_slice(&self) -> &[Ciphertext<G>] {
+        &self.cts
+    }
+
+    /// The canonical encoding.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Number of ciphertexts.
+    pub fn len(&self) -> usize {
+        self.cts.len()
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.cts.is_empty()
+    }
+
+    /// The ciphertexts, consuming the list.
+    pub fn into_vec(self) -> Vec<Ciphertext<G>> {
+        self.cts
+    }
+}
+
+impl<G: Group> core::ops::Deref for CiphertextList<G> {
+    type Target = [Ciphertext<G>];
+    fn deref(&self) -> &[Ciphertext<G>] {
+        &self.cts
+    }
+}
+
 /// A server's ElGamal key pair; the secret is zeroized on drop.
 #[derive(Debug, Clone)]
 pub struct KeyPair<G: Group> {

@@ -8,7 +8,7 @@ pub mod simple;
 mod transcript;
 mod util;
 
-pub use elgamal::{Ciphertext, KeyPair, joint_key};
+pub use elgamal::{Ciphertext, CiphertextList, KeyPair, joint_key};
 pub use error::{Check, KeyShuffleError, ShuffleError, WireError};
 pub use shuffle::{
     ShuffleProof, ShuffleStatement, ShuffleWitness, prove, shuffle, verify, verify_each,
@@ -17,6 +17,7 @@ pub use simple::{
     SimpleShuffleProof, SimpleStatement, prove_simple, verify_simple, verify_simple_batched,
 };
 
+use transcript::Transcript;
 use verdict_group::Group;
 
 /// Version of the proof formats and transcripts; absorbed into every transcript.
@@ -25,24 +26,27 @@ pub const VERSION: u64 = 1;
 /// Who proves what, where: bound into every Fiat–Shamir transcript so a proof cannot be
 /// replayed in another session or claimed by another prover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProofContext<'a> {
+pub struct ProofContext {
     /// The session identifier (a hash of roster, policy and nonce).
-    pub session: &'a [u8],
+    pub session: [u8; 32],
     /// The prover's index (a server's position in the roster, or a client's).
-    pub prover: u64,
+    pub prover: u32,
 }
 
-impl<'a> ProofContext<'a> {
+impl ProofContext {
     /// A context for `session` and `prover`.
-    pub fn new(session: &'a [u8], prover: u64) -> Self {
+    pub fn new(session: [u8; 32], prover: u32) -> Self {
         Self { session, prover }
     }
 
-    pub(crate) fn absorb<G: Group>(&self, tr: &mut transcript::Transcript, n: usize) {
-        tr.append_u64(b"version", VERSION);
-        tr.append_message(b"group", G::NAME.as_bytes());
-        tr.append_message(b"session", self.session);
-        tr.append_u64(b"prover", self.prover);
-        tr.append_u64(b"n", n as u64);
+    /// A transcript for `purpose` binding version, group, session, prover and `n`.
+    pub(crate) fn transcript<G: Group>(&self, purpose: &'static [u8], n: usize) -> Transcript {
+        let mut t = verdict_nizk::Context::new(purpose, self.session)
+            .with_sender(self.prover)
+            .with_field(b"version", &VERSION.to_le_bytes())
+            .with_field(b"group", G::NAME.as_bytes())
+            .transcript();
+        t.append_u64(b"n", n as u64);
+        t
     }
 }

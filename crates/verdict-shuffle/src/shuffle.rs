@@ -22,12 +22,12 @@ use verdict_group::{FixedBaseTable, Group, Scalar, SecretScalar};
 use zeroize::Zeroize;
 
 use crate::ProofContext;
-use crate::elgamal::Ciphertext;
+use crate::elgamal::{Ciphertext, CiphertextList};
 use crate::error::{Check, ShuffleError};
 use crate::hooks::Hooks;
 use crate::simple::{self, SimpleShuffleProof};
-use crate::transcript::{Transcript, challenge_scalars, challenge_weights};
-use crate::util::{check_len, check_permutation, random_permutation};
+use crate::transcript::{Transcript, append_scalars, challenge_weights};
+use crate::util::{check_len, check_permutation, encode_flat, random_permutation};
 
 /// How many times the prover retries after a degenerate challenge (probability ≈ n²/q each).
 const PROVE_ATTEMPTS: usize = 4;
@@ -41,9 +41,9 @@ pub struct ShuffleStatement<'a, G: Group> {
     /// The encryption key `h`.
     pub h: G,
     /// The input ciphertexts.
-    pub inputs: &'a [Ciphertext<G>],
+    pub inputs: &'a CiphertextList<G>,
     /// The output ciphertexts.
-    pub outputs: &'a [Ciphertext<G>],
+    pub outputs: &'a CiphertextList<G>,
 }
 
 /// The prover's secret: `outputs[i] = inputs[π(i)]` re-randomized by `β_{π(i)}`.
@@ -91,6 +91,9 @@ pub struct ShuffleProof<G: Group> {
     pub(crate) lambda1: G,
     pub(crate) lambda2: G,
     pub(crate) d: Vec<G>,
+    /// Encodings of `Γ‖A‖C‖U‖W‖Λ₁‖Λ₂` and of `D` (computed once; absorbed as is).
+    pub(crate) first_enc: Vec<u8>,
+    pub(crate) d_enc: Vec<u8>,
     pub(crate) sigma: Vec<G::Scalar>,
     pub(crate) tau: G::Scalar,
     pub(crate) simple: SimpleShuffleProof<G>,
@@ -122,7 +125,7 @@ pub fn shuffle<G: Group, R: RngCore + CryptoRng + ?Sized>(
     h: &G,
     inputs: &[Ciphertext<G>],
     rng: &mut R,
-) -> (Vec<Ciphertext<G>>, ShuffleWitness<G>) {
+) -> (CiphertextList<G>, ShuffleWitness<G>) {
     let n = inputs.len();
     let permutation = random_permutation(n, rng);
     let rerandomizers: Vec<SecretScalar<G::Scalar>> =
@@ -133,7 +136,7 @@ pub fn shuffle<G: Group, R: RngCore + CryptoRng + ?Sized>(
         .map(|&j| inputs[j].rerandomize_table(&table, rerandomizers[j].expose()))
         .collect();
     (
-        outputs,
+        CiphertextList::new(outputs),
         ShuffleWitness {
             permutation,
             rerandomizers,
@@ -156,50 +159,83 @@ fn check_statement<G: Group>(st: &ShuffleStatement<'_, G>) -> Result<usize, Shuf
 
 /// The transcript after the statement.
 fn statement_transcript<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
     hooks: &Hooks<G>,
 ) -> Transcript {
-    let mut tr = Transcript::new(b"verdict-shuffle/elgamal-pair-shuffle");
-    ctx.absorb::<G>(&mut tr, st.inputs.len());
+    let mut tr = ctx.transcript::<G>(b"verdict-shuffle/elgamal-pair-shuffle", st.inputs.len());
     tr.append_point(b"g", &G::generator());
     tr.append_point(b"h", &st.h);
     if hooks.absorb_statement() {
-        let (xs, ys): (Vec<G>, Vec<G>) = st.inputs.iter().map(|c| (c.x, c.y)).unzip();
-        tr.append_points(b"in.X", &xs);
-        tr.append_points(b"in.Y", &ys);
-        let (xs, ys): (Vec<G>, Vec<G>) = st.outputs.iter().map(|c| (c.x, c.y)).unzip();
-        tr.append_points(b"out.X", &xs);
-        tr.append_points(b"out.Y", &ys);
+        tr.append_message(b"inputs", st.inputs.as_bytes());
+        tr.append_message(b"outputs", st.outputs.as_bytes());
     }
     tr
 }
 
-fn absorb_first_move<G: Group>(tr: &mut Transcript, p: &FirstMove<'_, G>) {
-    tr.append_point(b"Gamma", p.gamma);
-    tr.append_points(b"A", p.a);
-    tr.append_points(b"C", p.c);
-    tr.append_points(b"U", p.u);
-    tr.append_points(b"W", p.w);
-    tr.append_point(b"Lambda1", p.lambda1);
-    tr.append_point(b"Lambda2", p.lambda2);
+/// The encodings of the first move `Γ‖A‖C‖U‖W‖Λ₁‖Λ₂`.
+fn encode_first_move<G: Group>(
+    gamma: &G,
+    a: &[G],
+    c: &[G],
+    u: &[G],
+    w: &[G],
+    lambda1: &G,
+    lambda2: &G,
+) -> Vec<u8> {
+    let mut pts = Vec::with_capacity(4 * a.len() + 3);
+    pts.push(*gamma);
+    pts.extend_from_slice(a);
+    pts.extend_from_slice(c);
+    pts.extend_from_slice(u);
+    pts.extend_from_slice(w);
+    pts.push(*lambda1);
+    pts.push(*lambda2);
+    encode_flat(&pts)
 }
 
-struct FirstMove<'a, G> {
-    gamma: &'a G,
-    a: &'a [G],
-    c: &'a [G],
-    u: &'a [G],
-    w: &'a [G],
-    lambda1: &'a G,
-    lambda2: &'a G,
+impl<G: Group> ShuffleProof<G> {
+    /// Assembles a proof from its parts (encodes the points once).
+    #[allow(clippy::too_many_arguments)]
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn assemble(
+        gamma: G,
+        a: Vec<G>,
+        c: Vec<G>,
+        u: Vec<G>,
+        w: Vec<G>,
+        lambda1: G,
+        lambda2: G,
+        d: Vec<G>,
+        sigma: Vec<G::Scalar>,
+        tau: G::Scalar,
+        simple: SimpleShuffleProof<G>,
+    ) -> Self {
+        let first_enc = encode_first_move(&gamma, &a, &c, &u, &w, &lambda1, &lambda2);
+        let d_enc = encode_flat(&d);
+        Self {
+            gamma,
+            a,
+            c,
+            u,
+            w,
+            lambda1,
+            lambda2,
+            d,
+            first_enc,
+            d_enc,
+            sigma,
+            tau,
+            simple,
+        }
+    }
 }
 
 /// Proves that `st.outputs` is a shuffle of `st.inputs` under `st.h`.
 ///
 /// Cost: `7n + 1` fixed-base multiplications and two `n`-term multi-scalar multiplications.
 pub fn prove<G: Group, R: RngCore + CryptoRng + ?Sized>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
     witness: &ShuffleWitness<G>,
     rng: &mut R,
@@ -208,7 +244,7 @@ pub fn prove<G: Group, R: RngCore + CryptoRng + ?Sized>(
 }
 
 pub(crate) fn prove_with_hooks<G: Group, R: RngCore + CryptoRng + ?Sized>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
     witness: &ShuffleWitness<G>,
     rng: &mut R,
@@ -276,8 +312,8 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     for (i, &j) in pi.iter().enumerate() {
         e0 += w[i] * beta(j);
     }
-    let xs: Vec<G> = st.inputs.iter().map(|c| c.x).collect();
-    let ys: Vec<G> = st.inputs.iter().map(|c| c.y).collect();
+    let xs: Vec<G> = st.inputs.as_slice().iter().map(|c| c.x).collect();
+    let ys: Vec<G> = st.inputs.as_slice().iter().map(|c| c.y).collect();
     let msm_err = |_| ShuffleError::LengthMismatch {
         what: "inputs",
         expected: n,
@@ -287,19 +323,11 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let lambda2 = h_table.mul(&e0) + G::msm_vartime(&coef, &ys).map_err(msm_err)?;
     coef.zeroize();
     e0.zeroize();
-    absorb_first_move(
-        &mut tr,
-        &FirstMove {
-            gamma: &gamma_pt,
-            a: &a_pts,
-            c: &c_pts,
-            u: &u_pts,
-            w: &w_pts,
-            lambda1: &lambda1,
-            lambda2: &lambda2,
-        },
+    let first_enc = encode_first_move(
+        &gamma_pt, &a_pts, &c_pts, &u_pts, &w_pts, &lambda1, &lambda2,
     );
-    let rho = challenge_scalars::<G>(&mut tr, b"rho", n);
+    tr.append_message(b"first-move", &first_enc);
+    let rho = tr.challenge_scalars::<G>(b"rho", n);
 
     // EGA.3
     let mut b: Vec<G::Scalar> = rho.iter().zip(&u).map(|(r, ui)| *r - *ui).collect();
@@ -307,7 +335,8 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         .iter()
         .map(|&j| G::mul_generator(&(gamma * b[j])))
         .collect();
-    tr.append_points(b"D", &d_pts);
+    let d_enc = encode_flat(&d_pts);
+    tr.append_message(b"D", &d_enc);
     let lambda = tr.challenge_scalar::<G>(b"lambda");
 
     // EGA.5
@@ -322,7 +351,7 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     for (j, bj) in b.iter().enumerate() {
         tau += *bj * beta(j);
     }
-    tr.append_scalars(b"sigma", &sigma);
+    append_scalars(&mut tr, b"sigma", &sigma);
     tr.append_scalar(b"tau", &tau);
 
     // EGA.6: SS_k(R, S, g, Γ) with Rᵢ = rᵢ·g, Sᵢ = sᵢ·g = γ·R_{π(i)}.
@@ -346,6 +375,8 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         lambda1,
         lambda2,
         d: d_pts,
+        first_enc,
+        d_enc,
         sigma,
         tau,
         simple: simple?,
@@ -375,7 +406,7 @@ fn check_proof_shape<G: Group>(proof: &ShuffleProof<G>, n: usize) -> Result<(), 
 }
 
 fn replay<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
     proof: &ShuffleProof<G>,
     hooks: &Hooks<G>,
@@ -387,22 +418,11 @@ fn replay<G: Group>(
         check_len("prover S", n, s.len())?;
     }
     let mut tr = statement_transcript(ctx, st, hooks);
-    absorb_first_move(
-        &mut tr,
-        &FirstMove {
-            gamma: &proof.gamma,
-            a: &proof.a,
-            c: &proof.c,
-            u: &proof.u,
-            w: &proof.w,
-            lambda1: &proof.lambda1,
-            lambda2: &proof.lambda2,
-        },
-    );
-    let rho = challenge_scalars::<G>(&mut tr, b"rho", n);
-    tr.append_points(b"D", &proof.d);
+    tr.append_message(b"first-move", &proof.first_enc);
+    let rho = tr.challenge_scalars::<G>(b"rho", n);
+    tr.append_message(b"D", &proof.d_enc);
     let lambda = tr.challenge_scalar::<G>(b"lambda");
-    tr.append_scalars(b"sigma", &proof.sigma);
+    append_scalars(&mut tr, b"sigma", &proof.sigma);
     tr.append_scalar(b"tau", &proof.tau);
     let (t, c) = simple::replay(&mut tr, &proof.simple);
     Ok((tr, Challenges { rho, lambda, t, c }))
@@ -412,7 +432,7 @@ fn replay<G: Group>(
 /// default verifier). Every equation of EGA step 7 and of SS_k gets an independent 128-bit
 /// weight derived from a transcript over the whole proof.
 pub fn verify<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
     proof: &ShuffleProof<G>,
 ) -> Result<(), ShuffleError> {
@@ -423,7 +443,7 @@ pub fn verify<G: Group>(
 /// failing [`Check`]. Accepts exactly the proofs [`verify`] accepts (up to probability
 /// `2^-128`); use it to pinpoint a failure.
 pub fn verify_each<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
     proof: &ShuffleProof<G>,
 ) -> Result<(), ShuffleError> {
@@ -431,7 +451,7 @@ pub fn verify_each<G: Group>(
 }
 
 pub(crate) fn verify_each_with_hooks<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
     proof: &ShuffleProof<G>,
     hooks: &Hooks<G>,
@@ -449,10 +469,10 @@ pub(crate) fn verify_each_with_hooks<G: Group>(
     // (34), (35): Λ₁·g^τ = Π X̄ᵢ^{σᵢ} Xᵢ^{−ρᵢ}, Λ₂·h^τ = Π Ȳᵢ^{σᵢ} Yᵢ^{−ρᵢ}
     let mut scalars: Vec<G::Scalar> = proof.sigma.clone();
     scalars.extend(ch.rho.iter().map(|r| -*r));
-    let mut xs: Vec<G> = st.outputs.iter().map(|c| c.x).collect();
-    xs.extend(st.inputs.iter().map(|c| c.x));
-    let mut ys: Vec<G> = st.outputs.iter().map(|c| c.y).collect();
-    ys.extend(st.inputs.iter().map(|c| c.y));
+    let mut xs: Vec<G> = st.outputs.as_slice().iter().map(|c| c.x).collect();
+    xs.extend(st.inputs.as_slice().iter().map(|c| c.x));
+    let mut ys: Vec<G> = st.outputs.as_slice().iter().map(|c| c.y).collect();
+    ys.extend(st.inputs.as_slice().iter().map(|c| c.y));
     let phi1 = G::msm_vartime(&scalars, &xs).map_err(|_| reject(Check::Lambda1))?;
     if proof.lambda1 + g.mul_vartime(&proof.tau) != phi1 {
         return Err(reject(Check::Lambda1));
@@ -478,14 +498,14 @@ pub(crate) fn verify_each_with_hooks<G: Group>(
 }
 
 pub(crate) fn verify_batched_with_hooks<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
     proof: &ShuffleProof<G>,
     hooks: &Hooks<G>,
 ) -> Result<(), ShuffleError> {
     let (mut tr, ch) = replay(ctx, st, proof, hooks)?;
     let n = st.inputs.len();
-    tr.append_scalars(b"ss.alpha", &proof.simple.alpha);
+    append_scalars(&mut tr, b"ss.alpha", &proof.simple.alpha);
     let z = challenge_weights::<G>(&mut tr, b"batch-weights", 3 * n + 2);
     let (z_simple, rest) = z.split_at(2 * n);
     let (z_commit, rest) = rest.split_at(n);
@@ -544,9 +564,9 @@ pub(crate) fn verify_batched_with_hooks<G: Group>(
         points.push(lam);
         for i in 0..n {
             scalars.push(-(zk * proof.sigma[i]));
-            points.push(part(&st.outputs[i]));
+            points.push(part(&st.outputs.as_slice()[i]));
             scalars.push(zk * ch.rho[i]);
-            points.push(part(&st.inputs[i]));
+            points.push(part(&st.inputs.as_slice()[i]));
         }
     }
     on_g += z1 * proof.tau;
@@ -577,20 +597,20 @@ mod tests {
     use verdict_group::Ristretto255 as G;
 
     type S = <G as Group>::Scalar;
-    const SESSION: &[u8] = b"test session";
+    const SESSION: [u8; 32] = [7u8; 32];
 
-    fn setup(n: usize, rng: &mut ChaCha20Rng) -> (KeyPair<G>, Vec<G>, Vec<Ciphertext<G>>) {
+    fn setup(n: usize, rng: &mut ChaCha20Rng) -> (KeyPair<G>, Vec<G>, CiphertextList<G>) {
         let kp = KeyPair::<G>::generate(rng);
         let msgs: Vec<G> = (0..n).map(|_| G::random(rng)).collect();
         let cts = msgs
             .iter()
             .map(|m| Ciphertext::encrypt(&kp.public(), m, rng).0)
             .collect();
-        (kp, msgs, cts)
+        (kp, msgs, CiphertextList::new(cts))
     }
 
     fn both_accept(
-        ctx: &ProofContext<'_>,
+        ctx: &ProofContext,
         st: &ShuffleStatement<'_, G>,
         proof: &ShuffleProof<G>,
         hooks: &Hooks<G>,
@@ -612,7 +632,7 @@ mod tests {
         let h = kp.public();
         let pi = random_permutation(n, &mut rng);
         let tags: Vec<S> = (0..n).map(|_| random_nonzero(&mut rng)).collect();
-        let outputs: Vec<Ciphertext<G>> = (0..n).map(|i| inputs[pi[i]].scale(&tags[i])).collect();
+        let outputs = CiphertextList::new((0..n).map(|i| inputs[pi[i]].scale(&tags[i])).collect());
         // The attack is real: output i decrypts to a tagged copy of message π(i).
         for i in 0..n {
             assert_eq!(outputs[i].decrypt(kp.secret()), msgs[pi[i]] * tags[i]);
@@ -642,27 +662,17 @@ mod tests {
         let ys: Vec<G> = inputs.iter().map(|c| c.y).collect();
         let lambda1 = G::msm_vartime(&neg_u, &xs).unwrap();
         let lambda2 = G::msm_vartime(&neg_u, &ys).unwrap();
-        absorb_first_move(
-            &mut tr,
-            &FirstMove {
-                gamma: &gamma_pt,
-                a: &a,
-                c: &c,
-                u: &u_pts,
-                w: &w_pts,
-                lambda1: &lambda1,
-                lambda2: &lambda2,
-            },
-        );
-        let rho = challenge_scalars::<G>(&mut tr, b"rho", n);
+        let first_enc = encode_first_move(&gamma_pt, &a, &c, &u_pts, &w_pts, &lambda1, &lambda2);
+        tr.append_message(b"first-move", &first_enc);
+        let rho = tr.challenge_scalars::<G>(b"rho", n);
         let sigma: Vec<S> = (0..n)
             .map(|i| (rho[pi[i]] - u[pi[i]]) * tags[i].invert().unwrap())
             .collect();
         let d: Vec<G> = (0..n).map(|i| gamma_pt * sigma[i] - w_pts[i]).collect();
-        tr.append_points(b"D", &d);
+        tr.append_message(b"D", &encode_flat(&d));
         let _lambda = tr.challenge_scalar::<G>(b"lambda");
         let tau = S::zero();
-        tr.append_scalars(b"sigma", &sigma);
+        append_scalars(&mut tr, b"sigma", &sigma);
         tr.append_scalar(b"tau", &tau);
         // An honest simple shuffle of R, S of the forger's choosing.
         let r: Vec<S> = (0..n).map(|_| S::random(&mut rng)).collect();
@@ -672,19 +682,9 @@ mod tests {
         let simple =
             simple::prove_core::<G, _>(&mut tr, &G::mul_generator, &gamma, &r, &s, &mut rng)
                 .unwrap();
-        let proof = ShuffleProof {
-            gamma: gamma_pt,
-            a,
-            c,
-            u: u_pts,
-            w: w_pts,
-            lambda1,
-            lambda2,
-            d,
-            sigma,
-            tau,
-            simple,
-        };
+        let proof = ShuffleProof::assemble(
+            gamma_pt, a, c, u_pts, w_pts, lambda1, lambda2, d, sigma, tau, simple,
+        );
 
         let insecure = Hooks::insecure(false, Some((r_pts, s_pts)));
         assert_eq!(
@@ -724,7 +724,7 @@ mod tests {
         assert_eq!(both_accept(&ctx, &st, &proof, &skip), (true, true));
 
         // Choose outputs 0..n−2 after the fact (tag them), solve output n−1 from (34), (35).
-        let mut forged = outputs.clone();
+        let mut forged = outputs.to_vec();
         for (i, o) in forged.iter_mut().enumerate().take(n - 1) {
             *o = o.scale(&S::from_u64(i as u64 + 2));
         }
@@ -742,6 +742,7 @@ mod tests {
             x: outputs[n - 1].x + delta.x * last_inv,
             y: outputs[n - 1].y + delta.y * last_inv,
         };
+        let forged = CiphertextList::new(forged);
         assert_ne!(forged, outputs);
         let st_forged = ShuffleStatement {
             h,

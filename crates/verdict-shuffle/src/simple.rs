@@ -11,13 +11,15 @@ use verdict_group::{FixedBaseTable, Group, Scalar};
 
 use crate::ProofContext;
 use crate::error::{Check, ShuffleError};
-use crate::transcript::{Transcript, challenge_weights};
-use crate::util::{batch_invert, check_len, check_permutation};
+use crate::transcript::{Transcript, append_scalars, challenge_weights};
+use crate::util::{batch_invert, check_len, check_permutation, encode_flat};
 
 /// A non-interactive proof for the simple k-shuffle: `2k` points and `2k − 1` scalars.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimpleShuffleProof<G: Group> {
     pub(crate) theta: Vec<G>,
+    /// Canonical encodings of `theta`, concatenated (computed once, absorbed as is).
+    pub(crate) theta_enc: Vec<u8>,
     pub(crate) alpha: Vec<G::Scalar>,
 }
 
@@ -32,7 +34,12 @@ impl<G: Group> SimpleShuffleProof<G> {
     }
     /// Builds a proof from its parts (e.g. after decoding); the verifier checks the lengths.
     pub fn from_parts(theta: Vec<G>, alpha: Vec<G::Scalar>) -> Self {
-        Self { theta, alpha }
+        let theta_enc = encode_flat(&theta);
+        Self {
+            theta,
+            theta_enc,
+            alpha,
+        }
     }
 }
 
@@ -67,7 +74,8 @@ pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
     }
     exps.push(*gamma * theta_s[2 * k - 2]);
     let theta: Vec<G> = exps.iter().map(mul_base).collect();
-    tr.append_points(b"ss.Theta", &theta);
+    let theta_enc = encode_flat(&theta);
+    tr.append_message(b"ss.Theta", &theta_enc);
     let c = tr.challenge_scalar::<G>(b"ss.c");
 
     let mut alpha = Vec::with_capacity(2 * k - 1);
@@ -89,7 +97,11 @@ pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
         let e = 2 * k - (i + 1); // 1..k−1
         alpha.push(*th + c * gpow[e - 1]);
     }
-    Ok(SimpleShuffleProof { theta, alpha })
+    Ok(SimpleShuffleProof {
+        theta,
+        theta_enc,
+        alpha,
+    })
 }
 
 /// Checks the proof's shape against `k`.
@@ -107,7 +119,7 @@ pub(crate) fn replay<G: Group>(
     proof: &SimpleShuffleProof<G>,
 ) -> (G::Scalar, G::Scalar) {
     let t = tr.challenge_scalar::<G>(b"ss.t");
-    tr.append_points(b"ss.Theta", &proof.theta);
+    tr.append_message(b"ss.Theta", &proof.theta_enc);
     let c = tr.challenge_scalar::<G>(b"ss.c");
     (t, c)
 }
@@ -206,7 +218,7 @@ pub struct SimpleStatement<'a, G: Group> {
 }
 
 fn simple_transcript<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &SimpleStatement<'_, G>,
 ) -> Result<Transcript, ShuffleError> {
     let k = st.x.len();
@@ -220,8 +232,7 @@ fn simple_transcript<G: Group>(
     if st.gamma.is_identity() {
         return Err(ShuffleError::Identity { what: "Γ" });
     }
-    let mut tr = Transcript::new(b"verdict-shuffle/simple-k-shuffle");
-    ctx.absorb::<G>(&mut tr, k);
+    let mut tr = ctx.transcript::<G>(b"verdict-shuffle/simple-k-shuffle", k);
     tr.append_point(b"G", &st.base);
     tr.append_point(b"Gamma", &st.gamma);
     tr.append_points(b"X", st.x);
@@ -232,7 +243,7 @@ fn simple_transcript<G: Group>(
 /// Proves a standalone simple k-shuffle. `x[i] = log_G X[i]`, `γ = log_G Γ`, and
 /// `permutation[i] = π(i)` with `Y[i] = γ·X[π(i)]`.
 pub fn prove_simple<G: Group, R: RngCore + CryptoRng + ?Sized>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &SimpleStatement<'_, G>,
     gamma: &G::Scalar,
     x: &[G::Scalar],
@@ -252,7 +263,7 @@ pub fn prove_simple<G: Group, R: RngCore + CryptoRng + ?Sized>(
 
 /// Verifies a standalone simple k-shuffle equation by equation.
 pub fn verify_simple<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &SimpleStatement<'_, G>,
     proof: &SimpleShuffleProof<G>,
 ) -> Result<(), ShuffleError> {
@@ -264,7 +275,7 @@ pub fn verify_simple<G: Group>(
 
 /// Verifies a standalone simple k-shuffle with one multi-scalar multiplication.
 pub fn verify_simple_batched<G: Group>(
-    ctx: &ProofContext<'_>,
+    ctx: &ProofContext,
     st: &SimpleStatement<'_, G>,
     proof: &SimpleShuffleProof<G>,
 ) -> Result<(), ShuffleError> {
@@ -272,7 +283,7 @@ pub fn verify_simple_batched<G: Group>(
     let k = st.x.len();
     check_shape(proof, k)?;
     let (t, c) = replay(&mut tr, proof);
-    tr.append_scalars(b"ss.alpha", &proof.alpha);
+    append_scalars(&mut tr, b"ss.alpha", &proof.alpha);
     let z = challenge_weights::<G>(&mut tr, b"batch-weights", 2 * k);
     let co = batch_coeffs(k, &proof.alpha, &t, &c, &z);
     let mut scalars = Vec::with_capacity(4 * k + 2);

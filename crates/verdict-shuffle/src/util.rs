@@ -1,6 +1,6 @@
 //! Small helpers shared by the proofs.
 
-use verdict_group::Scalar;
+use verdict_group::{Group, Scalar};
 
 use crate::error::ShuffleError;
 
@@ -22,6 +22,15 @@ pub(crate) fn batch_invert<S: Scalar>(xs: &[S]) -> Option<Vec<S>> {
         inv *= xs[i];
     }
     Some(out)
+}
+
+/// The canonical encodings of `points`, concatenated.
+pub(crate) fn encode_flat<G: Group>(points: &[G]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(points.len() * G::ENCODED_LEN);
+    for r in G::batch_to_bytes(points) {
+        out.extend_from_slice(r.as_ref());
+    }
+    out
 }
 
 /// `Ok` if `actual == expected`, else a [`ShuffleError::LengthMismatch`] naming `what`.
@@ -81,7 +90,7 @@ fn uniform_below<R: rand_core::RngCore + ?Sized>(n: u64, rng: &mut R) -> u64 {
 mod tests {
     use super::*;
     use rand::SeedableRng;
-    use verdict_group::{Group, Ristretto255};
+    use verdict_group::Ristretto255;
 
     type S = <Ristretto255 as Group>::Scalar;
 
