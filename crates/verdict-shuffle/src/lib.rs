@@ -3,13 +3,16 @@
 pub mod elgamal;
 pub mod error;
 mod hooks;
+pub mod keyshuffle;
 pub mod shuffle;
 pub mod simple;
 mod transcript;
 mod util;
+pub mod wire;
 
 pub use elgamal::{Ciphertext, CiphertextList, KeyPair, joint_key};
 pub use error::{Check, KeyShuffleError, ShuffleError, WireError};
+pub use keyshuffle::{KeyShuffle, KeyShuffleParams, Phase};
 pub use shuffle::{
     ShuffleProof, ShuffleStatement, ShuffleWitness, prove, shuffle, verify, verify_each,
 };
