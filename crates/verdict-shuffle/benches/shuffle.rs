@@ -53,5 +53,43 @@ fn neff<G: Group>(c: &mut Criterion) {
     grp.finish();
 }
 
-criterion_group!(benches, neff::<Ristretto255>);
+/// The full pseudonym-key shuffle: N = 1024 clients, M = 8 servers, as seen by one observer
+/// that verifies everything (servers' proving included).
+fn key_shuffle(c: &mut Criterion) {
+    use verdict_shuffle::keyshuffle::client_submit;
+    use verdict_shuffle::{KeyShuffle, KeyShuffleParams};
+    let (n, m) = (1024usize, 8usize);
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let servers: Vec<KeyPair<Ristretto255>> = (0..m).map(|_| KeyPair::generate(&mut rng)).collect();
+    let params =
+        KeyShuffleParams::new([2u8; 32], servers.iter().map(KeyPair::public).collect(), n).unwrap();
+    let subs: Vec<Vec<u8>> = (0..n as u32)
+        .map(|i| client_submit(&params, i, &mut rng).unwrap().1.to_bytes())
+        .collect();
+    let mut grp = c.benchmark_group("key_shuffle/ristretto255");
+    grp.sample_size(10);
+    grp.bench_function(BenchmarkId::new("full", format!("N={n},M={m}")), |b| {
+        b.iter(|| {
+            let mut ks = KeyShuffle::new(params.clone());
+            for (i, s) in subs.iter().enumerate() {
+                ks.receive_submission(i as u32, s).unwrap();
+            }
+            ks.close_submissions().unwrap();
+            for j in 0..m as u32 {
+                let msg = ks.make_shuffle(j, &mut rng).unwrap();
+                ks.receive_shuffle(j, &msg).unwrap();
+            }
+            for j in 0..m as u32 {
+                let msg = ks
+                    .make_decryption(j, &servers[j as usize], &mut rng)
+                    .unwrap();
+                ks.receive_decryption(j, &msg).unwrap();
+            }
+            ks.slots().unwrap().len()
+        })
+    });
+    grp.finish();
+}
+
+criterion_group!(benches, neff::<Ristretto255>, key_shuffle);
 criterion_main!(benches);

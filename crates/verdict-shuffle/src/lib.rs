@@ -1,5 +1,9 @@
 #![doc = include_str!("../README.md")]
 
+/// Protocol, soundness traps, verifiers and costs.
+#[doc = include_str!("../docs/notes-shuffle.md")]
+pub mod notes {}
+
 pub mod elgamal;
 pub mod error;
 mod hooks;
