@@ -273,6 +273,7 @@ fn double_base_edge_cases() {
     ];
     for base in bases {
         for x in scalars {
+            assert_eq!(base.mul_vartime(&x), base * x, "{base:?} {x:?}");
             for y in scalars {
                 assert_eq!(
                     base.mul_add_generator_vartime(&x, &y),
@@ -294,7 +295,7 @@ fn msm_edge_cases() {
     let p = P256::random(&mut rng);
     let a = Scalar::random(&mut rng);
     let id = P256::identity();
-    let cases: Vec<(Vec<Scalar>, Vec<P256>)> = vec![
+    let mut cases: Vec<(Vec<Scalar>, Vec<P256>)> = vec![
         (vec![], vec![]),
         (vec![a], vec![id]),
         (vec![Scalar::zero()], vec![p]),
@@ -304,6 +305,26 @@ fn msm_edge_cases() {
         (vec![a, a, a], vec![p, id, p]),
         (vec![Scalar::zero(); 5], vec![p; 5]),
     ];
+    // Both sides of the interleaved-wNAF / Pippenger threshold, with identities and zeros.
+    for n in [31usize, 32, 33, 40] {
+        let s: Vec<Scalar> = (0..n)
+            .map(|i| match i % 5 {
+                0 => Scalar::zero(),
+                1 => -Scalar::one(),
+                _ => Scalar::random(&mut rng),
+            })
+            .collect();
+        let pts: Vec<P256> = (0..n)
+            .map(|i| {
+                if i % 7 == 3 {
+                    id
+                } else {
+                    P256::random(&mut rng)
+                }
+            })
+            .collect();
+        cases.push((s, pts));
+    }
     for (s, pts) in cases {
         let expect: P256 = s.iter().zip(&pts).map(|(s, p)| *p * s).sum();
         assert_eq!(P256::msm_vartime(&s, &pts), Ok(expect), "n = {}", s.len());
