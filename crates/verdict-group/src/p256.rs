@@ -392,8 +392,9 @@ fn odd_multiples(p: &Projective, w: u32) -> Vec<Projective> {
 }
 
 /// Doubles a Jacobian point in place with the `a = −3` formula `dbl-2001-b` (Bernstein–Lange,
-/// Explicit-Formulas Database): 4M + 4S, against arkworks' generic-`a` doubling at 3M + 7S plus
-/// a multiplication by `a`. Doublings are ≈85% of the work of a wNAF multiplication.
+/// Explicit-Formulas Database): 4M + 4S, against 3M + 7S for arkworks' generic-`a` doubling
+/// (one of its M being the multiplication by `a`). Doublings are ≈80% of the work of a wNAF
+/// multiplication.
 ///
 /// The point at infinity (`Z = 0`) stays at infinity since `Z3 = 2·Y1·Z1`; `Y1 = 0` cannot
 /// occur (no point of order 2).
@@ -632,8 +633,9 @@ fn embed_candidate(payload: &[u8], counter: u8) -> [u8; 32] {
 /// [`MessageGroup::extract`] accepts exactly the image of [`MessageGroup::embed`]: besides the
 /// identity, odd `y`, a length above 30 and non-zero padding, it rejects a point whose counter
 /// is not the *first* one that works for its payload (such a point is on the curve but no
-/// honest sender produces it), at the cost of one Legendre symbol per smaller counter (one on
-/// average).
+/// honest sender produces it), at the cost of one Legendre symbol per smaller counter: one on
+/// average for honest embeddings, at most 255 for a crafted point (a bounded cost of a few
+/// milliseconds that only the sender of that element can trigger).
 impl MessageGroup for Point {
     const CAPACITY: usize = EMBED_CAPACITY;
 
