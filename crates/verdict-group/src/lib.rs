@@ -25,3 +25,5 @@ pub use traits::{FixedBaseTable, Group, MessageGroup, Scalar};
 
 /// ristretto255 (RFC 9496), the default group.
 pub type Ristretto255 = ristretto255::Point;
+/// NIST P-256 (secp256r1) over arkworks: SEC1 compressed encoding, not constant time.
+pub type P256 = p256::Point;
