@@ -31,11 +31,12 @@
 //! - G1/G2: exact length ([`DecodeError::WrongLength`]); canonical flags and coordinates
 //!   `< q` ([`DecodeError::NonCanonical`]); `x³ + b` a square ([`DecodeError::NotOnCurve`]);
 //!   membership in the order-`r` subgroup ([`DecodeError::NotInSubgroup`]). The curves have
-//!   cofactors ≈ 2^126 (G1) and ≈ 2^509 (G2), so the subgroup check is essential; it uses the
+//!   cofactors ≈ 2^126 (G1) and ≈ 2^507 (G2), so the subgroup check is essential; it uses the
 //!   endomorphism tests of Scott (eprint 2021/1130) as implemented in arkworks. The cost is
 //!   dominated by the square root and the subgroup check: a validated G1 decode costs about
-//!   as much as two thirds of a scalar multiplication (≈ 80 µs measured, see
-//!   `shared/design/constructions.md`), G2 roughly twice that.
+//!   two thirds of a scalar multiplication (≈ 80 µs measured, see the project's
+//!   `constructions.md`); G2 costs more (its field is `Fq²`). `benches/bls12_381.rs` measures
+//!   both.
 //! - GT: exact length; each of the 12 coefficients `< q` ([`DecodeError::NonCanonical`]);
 //!   membership in the order-`r` subgroup of `Fq12^*` ([`DecodeError::NotInSubgroup`]),
 //!   checked as (1) `f ≠ 0` and `f` in the cyclotomic subgroup (`f^(q⁴) · f = f^(q²)`, two
@@ -64,10 +65,12 @@
 //! payload and a counter and increment until it decodes. That works only when a candidate is
 //! a valid group element with constant probability. On BLS12-381 the prime-order subgroups are
 //! tiny fractions of the curves: a random point on `E(Fq)` lies in G1 with probability
-//! `1/h₁ ≈ 2^-126`, on `E'(Fq²)` in G2 with probability ≈ 2^-509, and a random `Fq12^*`
-//! element lies in GT with probability ≈ 2^-4271. Cofactor clearing would make any point a
-//! subgroup element but destroys the payload (it is not invertible). So no efficient
-//! injective byte embedding exists. The pairing-based DC-net ciphersuite instead encodes
+//! `1/h₁ ≈ 2^-126`, on `E'(Fq²)` in G2 with probability ≈ 2^-507, and a random `Fq12^*`
+//! element lies in GT with probability ≈ 2^-4314 (≈ 2^-1268 even within the cyclotomic
+//! subgroup), so try-and-increment would never terminate. Cofactor clearing would make any
+//! point a subgroup element but destroys the payload (it is not invertible), and no other
+//! efficient injective byte embedding into these subgroups is known. The pairing-based DC-net
+//! ciphersuite instead encodes
 //! small chunks (16–24 bits) in the exponent, `e(g₁, g₂)^m`, and recovers them with a table
 //! lookup or baby-step/giant-step; that lives in `verdict-dcnet`.
 //!
@@ -78,6 +81,11 @@
 //! [`crate::fixed_base`]), exponentiation in GT (NAF) and hashing all branch on their inputs.
 //! Use this module where timing side channels on secret scalars are acceptable (e.g.
 //! benchmarks and the pairing-based suite's comparison role), or accept the risk explicitly.
+//!
+//! [`DecodeError::WrongLength`]: crate::DecodeError::WrongLength
+//! [`DecodeError::NonCanonical`]: crate::DecodeError::NonCanonical
+//! [`DecodeError::NotOnCurve`]: crate::DecodeError::NotOnCurve
+//! [`DecodeError::NotInSubgroup`]: crate::DecodeError::NotInSubgroup
 
 use ark_bls12_381::Bls12_381;
 use ark_ec::pairing::Pairing;
