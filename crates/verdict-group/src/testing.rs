@@ -13,7 +13,7 @@
 //!
 //! Group-specific invalid encodings (off-curve points, torsion points, non-canonical field
 //! elements) are supplied by the implementation through [`check_rejects`].
-#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used, clippy::eq_op)]
 
 use rand_core::{CryptoRng, RngCore};
 
@@ -457,7 +457,7 @@ pub fn check_framing<G: MessageGroup, R: RngCore + CryptoRng>(rng: &mut R) {
         "{name}: exactly full frame"
     );
     assert_eq!(
-        decode_message::<G>(&vec![G::identity(); 4]),
+        decode_message::<G>(&[G::identity(); 4]),
         Err(FrameError::Empty),
         "{name}: all-identity vector"
     );
