@@ -25,3 +25,11 @@ pub use traits::{FixedBaseTable, Group, MessageGroup, Scalar};
 
 /// ristretto255 (RFC 9496), the default group.
 pub type Ristretto255 = ristretto255::Point;
+/// NIST P-256 (secp256r1) over arkworks: SEC1 compressed encoding, not constant time.
+pub type P256 = p256::Point;
+/// BLS12-381 G1 (48-byte compressed points, RFC 9380 hashing); see [`bls12_381`].
+pub type Bls12381G1 = bls12_381::G1;
+/// BLS12-381 G2 (96-byte compressed points, RFC 9380 hashing); see [`bls12_381`].
+pub type Bls12381G2 = bls12_381::G2;
+/// BLS12-381 GT, the pairing target group (576-byte elements); see [`bls12_381`].
+pub type Bls12381Gt = bls12_381::Gt;

@@ -3,7 +3,7 @@
 //! - Encoding: the RFC 9496 32-byte canonical encoding. Decoding rejects non-canonical field
 //!   elements, negative `s`, and strings that encode no point; since ristretto255 is a
 //!   prime-order group by construction, there is no subgroup to check.
-//! - Scalars: 32-byte little-endian integers `< ℓ`; [`Scalar::from_uniform_bytes`] reduces a
+//! - Scalars: 32-byte little-endian integers `< ℓ`; `Scalar::from_uniform_bytes` reduces a
 //!   512-bit little-endian integer.
 //! - Hash to group: blake3 XOF (see [`crate::hash`]) → 64 uniform bytes → the RFC 9496 §4.3.4
 //!   element derivation (two one-way maps, added).

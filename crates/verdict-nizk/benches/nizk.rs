@@ -134,6 +134,7 @@ fn bench_group<G: Group>(c: &mut Criterion) {
 
 fn benches(c: &mut Criterion) {
     bench_group::<verdict_group::Ristretto255>(c);
+    bench_group::<verdict_group::P256>(c);
 }
 
 criterion_group!(nizk, benches);

@@ -3,12 +3,14 @@
 //! Every proof contributes verification equations `Σ_i s_i · P_i = 0` (see
 //! [`crate::relation`]). The batch multiplies each equation by an independent random 128-bit
 //! weight `ρ` and checks `Σ_eq ρ_eq · (Σ_i s_i P_i) = 0` with one MSM, after merging equal
-//! points that occur at the same position in consecutive proofs (a shared generator, the
-//! common bases `H`, a round's per-slot generators, a prover's repeated public key). If a
-//! single equation is false, the combination vanishes with probability at most `2^-128`.
+//! *bases* that occur at the same position in consecutive proofs (a shared generator, the
+//! common bases `H`, a round's per-slot generators). If a single equation is false, the
+//! combination vanishes with probability at most `2^-128`.
 //!
 //! If the batch equation fails, every proof is checked on its own and the result names exactly
 //! the invalid ones.
+
+use core::any::Any;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, Scalar};
@@ -50,8 +52,21 @@ impl<G: Group> Accumulator<G> {
     }
 
     fn add(&mut self, check: &Check<G>, rho: &G::Scalar) {
-        for (s, p) in check.scalars.iter().zip(&check.points) {
+        let mut terms = check.scalars.iter().zip(&check.points);
+        // The first term of every check is a fresh commitment with coefficient 1: it never
+        // merges, and its batch coefficient is the short weight `ρ` itself.
+        if let Some((_, a)) = terms.next() {
+            self.scalars.push(*rho);
+            self.points.push(*a);
+        }
+        for (t, (s, p)) in terms.enumerate() {
             let coeff = *rho * s;
+            if t >= check.bases {
+                // Public images (per-proof statements) are not merged.
+                self.scalars.push(coeff);
+                self.points.push(*p);
+                continue;
+            }
             let pos = self.cur.len();
             match self.prev.get(pos) {
                 Some(&j) if self.points[j] == *p => {
@@ -136,19 +151,23 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
         let mut acc_h = Accumulator::<H>::new();
         let two32 = G::Scalar::from_u64(1 << 32);
         let two64 = two32 * two32;
+        let mut weight =
+            || G::Scalar::from_u64(rng.next_u64()) * two64 + G::Scalar::from_u64(rng.next_u64());
         for (i, item) in self.items.iter().enumerate() {
             match item {
                 Err(_) => invalid.push(i),
                 Ok(p) => {
                     for check in &p.checks_g {
-                        let rho = G::Scalar::from_u64(rng.next_u64()) * two64
-                            + G::Scalar::from_u64(rng.next_u64());
-                        acc_g.add(check, &rho);
+                        acc_g.add(check, &weight());
                     }
                     for check in &p.checks_h {
-                        let rho = G::Scalar::from_u64(rng.next_u64()) * two64
-                            + G::Scalar::from_u64(rng.next_u64());
-                        acc_h.add(check, &rho);
+                        let rho = weight();
+                        // When both groups are the same type (`H = G`), one MSM over all terms
+                        // is cheaper than two.
+                        match (check as &dyn Any).downcast_ref::<Check<G>>() {
+                            Some(same) => acc_g.add(same, &rho),
+                            None => acc_h.add(check, &rho),
+                        }
                     }
                     acc_g.next_proof();
                     acc_h.next_proof();

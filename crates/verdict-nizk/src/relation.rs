@@ -201,10 +201,14 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Proof<G, H> {
 }
 
 /// One verification equation `Σ s_i · P_i = 0`.
+///
+/// Term order: the commitment (coefficient 1), then `bases` base terms (candidates for merging
+/// across a batch: generators, common bases), then the public images.
 #[derive(Clone, Debug)]
 pub(crate) struct Check<G: Group> {
     pub(crate) scalars: Vec<G::Scalar>,
     pub(crate) points: Vec<G>,
+    pub(crate) bases: usize,
 }
 
 impl<G: Group> Check<G> {
@@ -212,6 +216,7 @@ impl<G: Group> Check<G> {
         Self {
             scalars: Vec::with_capacity(n),
             points: Vec::with_capacity(n),
+            bases: 0,
         }
     }
     pub(crate) fn holds(&self) -> bool {
@@ -259,6 +264,7 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Pending<G, H> {
                 for (k, base) in &eq.terms {
                     base.push_terms(-z[*k], &mut check);
                 }
+                check.bases = check.points.len() - 1;
                 eq.image.push_terms(c, &mut check);
                 out.push(check);
             }

@@ -212,6 +212,7 @@ impl<G: Group> BatchVerifier<G> {
         pending.checks_g.push(Check {
             scalars: vec![G::Scalar::one(), -signature.s, c],
             points: vec![*signature.r.point(), G::generator(), *key.point()],
+            bases: 1,
         });
         self.push(Ok(pending))
     }

@@ -66,7 +66,10 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Statement<G, H> for Schnorr<G, H> {
     fn bind(&self, t: &mut Transcript) -> LinearForm<G, H> {
         t.append_message(b"statement", b"schnorr");
         t.append_message(b"group", G::NAME.as_bytes());
-        t.append_encoded(b"base+public", &[self.base.clone(), self.public.clone()]);
+        t.append_message_parts(
+            b"base+public",
+            &[self.base.as_bytes(), self.public.as_bytes()],
+        );
         LinearForm {
             num_witnesses: 1,
             eqs_g: vec![Eqn {
@@ -129,8 +132,8 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Statement<G, H> for Dleq<G, H> {
     fn bind(&self, t: &mut Transcript) -> LinearForm<G, H> {
         t.append_message(b"statement", b"dleq");
         t.append_message_parts(b"groups", &[G::NAME.as_bytes(), b"/", H::NAME.as_bytes()]);
-        t.append_encoded(b"g+x", &[self.g.clone(), self.x.clone()]);
-        t.append_encoded(b"h+y", &[self.h.clone(), self.y.clone()]);
+        t.append_message_parts(b"g+x", &[self.g.as_bytes(), self.x.as_bytes()]);
+        t.append_message_parts(b"h+y", &[self.h.as_bytes(), self.y.as_bytes()]);
         LinearForm {
             num_witnesses: 1,
             eqs_g: vec![Eqn {
@@ -221,7 +224,7 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Statement<G, H> for VectorDleq<G, H
     fn bind(&self, t: &mut Transcript) -> LinearForm<G, H> {
         t.append_message(b"statement", b"vector-dleq");
         t.append_message_parts(b"groups", &[G::NAME.as_bytes(), b"/", H::NAME.as_bytes()]);
-        t.append_encoded(b"g+x", &[self.g.clone(), self.x.clone()]);
+        t.append_message_parts(b"g+x", &[self.g.as_bytes(), self.x.as_bytes()]);
         t.append_u64(b"len", self.hs.len() as u64);
         t.append_encoded(b"bases", &self.hs);
         t.append_encoded(b"images", &self.cs);

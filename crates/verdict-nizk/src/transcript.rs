@@ -31,7 +31,13 @@ const OP_RNG: u8 = 0x05;
 #[derive(Clone)]
 pub struct Transcript {
     state: blake3::Hasher,
+    /// Framed bytes not yet fed to `state` (one `update` per squeeze instead of one per field:
+    /// the hashed byte stream is the same).
+    pending: Vec<u8>,
 }
+
+/// Flush threshold for `pending`.
+const PENDING_LIMIT: usize = 4096;
 
 impl core::fmt::Debug for Transcript {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -44,6 +50,7 @@ impl Transcript {
     pub fn new(protocol_label: &'static [u8]) -> Self {
         let mut t = Self {
             state: blake3::Hasher::new_derive_key(TRANSCRIPT_DOMAIN),
+            pending: Vec::with_capacity(1024),
         };
         t.frame(OP_PROTOCOL, b"protocol", &[protocol_label]);
         t
@@ -51,13 +58,22 @@ impl Transcript {
 
     fn frame(&mut self, op: u8, label: &[u8], parts: &[&[u8]]) {
         let len: usize = parts.iter().map(|p| p.len()).sum();
-        self.state.update(&[op]);
-        self.state.update(&(label.len() as u64).to_le_bytes());
-        self.state.update(label);
-        self.state.update(&(len as u64).to_le_bytes());
+        let buf = &mut self.pending;
+        buf.push(op);
+        buf.extend_from_slice(&(label.len() as u64).to_le_bytes());
+        buf.extend_from_slice(label);
+        buf.extend_from_slice(&(len as u64).to_le_bytes());
         for p in parts {
-            self.state.update(p);
+            buf.extend_from_slice(p);
         }
+        if buf.len() >= PENDING_LIMIT {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        self.state.update(&self.pending);
+        self.pending.clear();
     }
 
     /// Appends a byte string.
@@ -103,6 +119,7 @@ impl Transcript {
     /// state so the next challenge differs even with the same label.
     pub fn challenge_bytes(&mut self, label: &'static [u8], dest: &mut [u8]) {
         self.frame(OP_CHALLENGE, label, &[&(dest.len() as u64).to_le_bytes()]);
+        self.flush();
         let mut reader = self.state.clone().finalize_xof();
         let mut ratchet = [0u8; 32];
         reader.fill(&mut ratchet);
@@ -125,6 +142,7 @@ impl Transcript {
         n: usize,
     ) -> Vec<G::Scalar> {
         self.frame(OP_CHALLENGE, label, &[&(n as u64).to_le_bytes()]);
+        self.flush();
         let mut reader = self.state.clone().finalize_xof();
         let mut ratchet = [0u8; 32];
         reader.fill(&mut ratchet);
@@ -152,11 +170,18 @@ impl Transcript {
         rng: &mut R,
     ) -> TranscriptRng {
         let mut fork = self.clone();
+        fork.flush();
+        // Reserve up front so the secret bytes are never left behind by a reallocation.
+        let witness_len: usize = witness.iter().map(|w| w.len()).sum();
+        fork.pending
+            .reserve(2 * 17 + witness_label.len() + witness_len + 3 + 32);
         fork.frame(OP_WITNESS, witness_label, witness);
         let mut entropy = [0u8; 32];
         rng.fill_bytes(&mut entropy);
         fork.frame(OP_RNG, b"rng", &[&entropy]);
         entropy.zeroize();
+        fork.state.update(&fork.pending);
+        fork.pending.zeroize();
         let reader = fork.state.finalize_xof();
         fork.state.zeroize();
         TranscriptRng { reader }
@@ -242,6 +267,28 @@ mod tests {
         let mut sink = [0u8; 64];
         f.challenge_bytes(b"c", &mut sink);
         assert_ne!(e.challenge_scalar::<G>(b"x"), f.challenge_scalar::<G>(b"x"));
+    }
+
+    #[test]
+    fn buffering_does_not_change_the_hashed_stream() {
+        // Big appends cross the flush threshold at different points; the result must only
+        // depend on the framed byte stream.
+        let big = vec![0xabu8; 3000];
+        let mut a = Transcript::new(b"p");
+        let mut b = Transcript::new(b"p");
+        for _ in 0..3 {
+            a.append_message(b"m", &big);
+        }
+        let mut c = a.clone();
+        b.append_message_parts(b"m", &[&big[..1000], &big[1000..]]);
+        b.append_message(b"m", &big);
+        b.append_message_parts(b"m", &[&big]);
+        assert_eq!(a.challenge_scalar::<G>(b"x"), b.challenge_scalar::<G>(b"x"));
+        // Forking before a squeeze carries the unflushed bytes along.
+        c.append_u64(b"n", 1);
+        let mut d = a.clone();
+        let _ = d.challenge_scalar::<G>(b"y");
+        assert_ne!(c.challenge_scalar::<G>(b"x"), d.challenge_scalar::<G>(b"x"));
     }
 
     #[test]

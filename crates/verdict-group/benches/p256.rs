@@ -1,0 +1,58 @@
+//! P-256 through `verdict-group` and directly through arkworks 0.6.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+mod common;
+
+use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
+use ark_ff::UniformRand;
+use ark_secp256r1::{Affine, Fr, Projective};
+use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use verdict_group::P256;
+
+fn raw(c: &mut Criterion) {
+    let mut rng = common::rng();
+    let mut g = c.benchmark_group("p256/raw");
+    let p = Projective::rand(&mut rng);
+    let q = Projective::rand(&mut rng);
+    let s = Fr::rand(&mut rng);
+    g.bench_function("add", |b| b.iter(|| black_box(p) + black_box(q)));
+    g.bench_function("scalar_mul", |b| b.iter(|| black_box(p) * black_box(s)));
+    g.bench_function("mul_generator", |b| {
+        b.iter(|| Projective::generator() * black_box(s))
+    });
+    g.bench_function("encode", |b| {
+        b.iter(|| {
+            let mut out = [0u8; 33];
+            black_box(p)
+                .into_affine()
+                .serialize_compressed(&mut out[..])
+                .unwrap();
+            out
+        })
+    });
+    let mut enc = Vec::new();
+    p.into_affine().serialize_compressed(&mut enc).unwrap();
+    g.bench_function("decode_validated", |b| {
+        b.iter(|| Affine::deserialize_compressed(black_box(&enc[..])))
+    });
+    for n in common::MSM_SIZES {
+        let scalars: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+        let points: Vec<Projective> = (0..n).map(|_| Projective::rand(&mut rng)).collect();
+        let bases = Projective::normalize_batch(&points);
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::new("msm_vartime", n), &n, |b, _| {
+            b.iter(|| Projective::msm(black_box(&bases), black_box(&scalars)))
+        });
+    }
+    g.finish();
+}
+
+fn wrapper(c: &mut Criterion) {
+    common::bench_group::<P256>(c);
+    common::bench_message_group::<P256>(c);
+}
+
+criterion_group!(benches, wrapper, raw);
+criterion_main!(benches);
