@@ -7,7 +7,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use verdict_group::{Group, Ristretto255};
+use verdict_group::{Group, P256, Ristretto255};
 use verdict_shuffle::{
     Ciphertext, CiphertextList, KeyPair, ProofContext, ShuffleStatement, prove, shuffle, verify,
     verify_each,
@@ -91,5 +91,5 @@ fn key_shuffle(c: &mut Criterion) {
     grp.finish();
 }
 
-criterion_group!(benches, neff::<Ristretto255>, key_shuffle);
+criterion_group!(benches, neff::<Ristretto255>, neff::<P256>, key_shuffle);
 criterion_main!(benches);

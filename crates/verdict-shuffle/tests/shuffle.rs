@@ -319,3 +319,37 @@ proptest! {
         }
     }
 }
+
+/// The shuffle and the key shuffle are generic: run them on P-256 too.
+#[test]
+fn p256_completeness_and_rejection() {
+    use verdict_group::P256;
+    let mut rng = ChaCha20Rng::seed_from_u64(21);
+    let h = KeyPair::<P256>::generate(&mut rng).public();
+    let inputs = CiphertextList::new(
+        (0..6)
+            .map(|_| Ciphertext::encrypt(&h, &P256::random(&mut rng), &mut rng).0)
+            .collect(),
+    );
+    let (outputs, witness) = shuffle(&h, &inputs, &mut rng);
+    let ctx = ProofContext::new(SESSION, 0);
+    let st = ShuffleStatement {
+        h,
+        inputs: &inputs,
+        outputs: &outputs,
+    };
+    let proof = prove(&ctx, &st, &witness, &mut rng).unwrap();
+    verify(&ctx, &st, &proof).unwrap();
+    verify_each(&ctx, &st, &proof).unwrap();
+    let bytes = proof.to_bytes();
+    assert_eq!(ShuffleProof::<P256>::from_bytes(&bytes, 6).unwrap(), proof);
+    let mut v = outputs.to_vec();
+    v.swap(0, 1);
+    let swapped = CiphertextList::new(v);
+    let st2 = ShuffleStatement {
+        outputs: &swapped,
+        ..st
+    };
+    assert!(verify(&ctx, &st2, &proof).is_err());
+    assert!(verify_each(&ctx, &st2, &proof).is_err());
+}
