@@ -1,28 +1,55 @@
-//! Project automation: `cargo xtask <task>` (see `cargo xtask help`).
+//! Project automation: `cargo xtask <task>` (see `cargo xtask help`). One module per task.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+
+mod test_vectors;
 
 const HELP: &str = "\
 cargo xtask <task>
 
 tasks:
-  ci      run everything CI runs: fmt, clippy, tests, docs
-  help    print this message
+  ci                      everything CI runs: fmt, clippy, tests, docs, vector freshness,
+                          benchmarks compile
+  test-vectors [--check]  write the known-answer vectors to test-vectors/, or check that
+                          the files match the generator
+  help                    print this message
 ";
 
 fn main() -> ExitCode {
-    let task = std::env::args().nth(1);
-    match task.as_deref() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    let ok = match args.first().map(String::as_str) {
         Some("ci") => ci(),
+        Some("test-vectors") => {
+            let check = args.iter().skip(1).any(|a| a == "--check");
+            if let Some(bad) = args.iter().skip(1).find(|a| *a != "--check") {
+                eprintln!("unknown option `{bad}`\n\n{HELP}");
+                false
+            } else {
+                test_vectors::run(&root, check)
+            }
+        }
         Some("help") | None => {
             print!("{HELP}");
-            ExitCode::SUCCESS
+            true
         }
         Some(other) => {
             eprintln!("unknown task `{other}`\n\n{HELP}");
-            ExitCode::FAILURE
+            false
         }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
+}
+
+/// The workspace root: xtask lives one directory below it.
+fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
 }
 
 /// Runs `cargo <args>` with optional extra environment, reporting failure by name.
@@ -32,6 +59,7 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
     let status = Command::new(cargo)
         .args(args)
         .envs(env.iter().copied())
+        .current_dir(workspace_root())
         .status();
     match status {
         Ok(s) if s.success() => true,
@@ -46,8 +74,8 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
     }
 }
 
-fn ci() -> ExitCode {
-    let ok = cargo(&["fmt", "--all", "--", "--check"], &[])
+fn ci() -> bool {
+    cargo(&["fmt", "--all", "--", "--check"], &[])
         && cargo(
             &[
                 "clippy",
@@ -59,14 +87,11 @@ fn ci() -> ExitCode {
             ],
             &[],
         )
-        && cargo(&["test", "--workspace"], &[])
         && cargo(
             &["doc", "--workspace", "--no-deps"],
             &[("RUSTDOCFLAGS", "-D warnings")],
-        );
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+        )
+        && cargo(&["test", "--workspace"], &[])
+        && test_vectors::run(&workspace_root(), true)
+        && cargo(&["bench", "--workspace", "--no-run"], &[])
 }

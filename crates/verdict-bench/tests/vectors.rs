@@ -1,0 +1,400 @@
+//! Every vector in `test-vectors/` is (1) exactly what the generator produces today and
+//! (2) re-verified here through the public APIs, independently of the generator. A stale,
+//! hand-edited or tampered vector file fails this test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use serde_json::Value;
+use verdict_bench::vectors::{
+    self, decode_error_name, embed_error_name, frame_error_name, generate_all,
+};
+use verdict_group::framing::{decode_message, encode_message};
+use verdict_group::{Bls12381G1, Bls12381G2, Group, MessageGroup, P256, Ristretto255, Scalar};
+use verdict_nizk::{
+    Encoded, KeyRegistration, Or, Schnorr, Signature, Statement, Transcript, VectorDleq,
+    VerifyingKey,
+};
+use verdict_shuffle::{CiphertextList, ProofContext, ShuffleProof, ShuffleStatement};
+
+fn dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../test-vectors")
+}
+
+fn load(name: &str) -> Value {
+    let text = std::fs::read_to_string(dir().join(name))
+        .unwrap_or_else(|e| panic!("{name}: {e} (run `cargo xtask test-vectors`)"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: invalid JSON: {e}"))
+}
+
+fn unhex(v: &Value) -> Vec<u8> {
+    hex::decode(v.as_str().expect("hex string")).expect("valid hex")
+}
+
+fn leak(v: &Value) -> &'static [u8] {
+    Box::leak(unhex(v).into_boxed_slice())
+}
+
+/// Iterates `(file, group name, case)` over a file, checking the envelope and id uniqueness.
+fn cases(name: &str, json: &Value) -> Vec<(String, Value)> {
+    assert_eq!(json["format"], vectors::FORMAT, "{name}: format");
+    assert_eq!(json["version"], vectors::VERSION, "{name}: version");
+    let mut ids = HashSet::new();
+    let mut out = Vec::new();
+    for g in json["test_groups"].as_array().expect("test_groups") {
+        for c in g["cases"].as_array().expect("cases") {
+            assert!(
+                ids.insert(c["id"].as_u64().expect("id")),
+                "{name}: duplicate id"
+            );
+            assert!(
+                c["result"] == "valid" || c["result"] == "invalid",
+                "{name}: result"
+            );
+            out.push((
+                g["name"].as_str().expect("group name").to_owned(),
+                c.clone(),
+            ));
+        }
+    }
+    assert!(!out.is_empty(), "{name}: no cases");
+    out
+}
+
+fn is_valid(c: &Value) -> bool {
+    c["result"] == "valid"
+}
+
+#[test]
+fn vector_files_are_fresh() {
+    for f in generate_all() {
+        let on_disk = std::fs::read_to_string(dir().join(&f.name)).unwrap_or_default();
+        assert!(
+            on_disk == f.render(),
+            "test-vectors/{} is stale or was edited: run `cargo xtask test-vectors`",
+            f.name
+        );
+    }
+}
+
+fn check_group_file<G: Group>(name: &str) {
+    let json = load(name);
+    for (group, c) in cases(name, &json) {
+        let inp = &c["inputs"];
+        let exp = &c["expected"];
+        let id = &c["id"];
+        match group.as_str() {
+            "generator-multiples" => {
+                let s = G::Scalar::from_bytes(&unhex(&inp["scalar"])).unwrap();
+                let want = unhex(&exp["element"]);
+                assert_eq!(
+                    G::mul_generator(&s).to_bytes().as_ref(),
+                    &want[..],
+                    "{name} #{id}"
+                );
+                assert_eq!(
+                    (G::generator() * s).to_bytes().as_ref(),
+                    &want[..],
+                    "{name} #{id}"
+                );
+            }
+            "scalar-decoding" => {
+                let r = G::Scalar::from_bytes(&unhex(&inp["scalar"]));
+                match (is_valid(&c), r) {
+                    (true, Ok(s)) => {
+                        assert_eq!(s.to_bytes().as_ref(), &unhex(&inp["scalar"])[..])
+                    }
+                    (false, Err(e)) => {
+                        assert_eq!(decode_error_name(&e), exp["error"], "{name} #{id}")
+                    }
+                    (v, r) => panic!("{name} #{id}: expected valid={v}, got {r:?}"),
+                }
+            }
+            "element-decoding" => {
+                let bytes = unhex(&inp["encoding"]);
+                let nonidentity = c["flags"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|f| f == "nonidentity");
+                let r = if nonidentity {
+                    G::from_bytes_nonidentity(&bytes)
+                } else {
+                    G::from_bytes(&bytes)
+                };
+                match (is_valid(&c), r) {
+                    (true, Ok(p)) => assert_eq!(p.to_bytes().as_ref(), &bytes[..], "{name} #{id}"),
+                    (false, Err(e)) => {
+                        assert_eq!(decode_error_name(&e), exp["error"], "{name} #{id}")
+                    }
+                    (v, r) => panic!("{name} #{id}: expected valid={v}, got {r:?}"),
+                }
+            }
+            "hash-to-scalar" => {
+                let s: G::Scalar =
+                    verdict_group::hash::hash_to_scalar(&unhex(&inp["dst"]), &unhex(&inp["msg"]));
+                assert_eq!(hex::encode(s.to_bytes()), exp["scalar"], "{name} #{id}");
+                let u =
+                    verdict_group::hash::uniform_bytes(&unhex(&inp["dst"]), &unhex(&inp["msg"]));
+                assert_eq!(
+                    hex::encode(u),
+                    c["intermediates"]["uniform_bytes"],
+                    "{name} #{id}"
+                );
+            }
+            "hash-to-group" => {
+                let p = G::hash_to_group(&unhex(&inp["dst"]), &unhex(&inp["msg"]));
+                assert_eq!(hex::encode(p.to_bytes()), exp["element"], "{name} #{id}");
+            }
+            other if other == "embed" || other == "extract" || other == "framing" => {}
+            other => panic!("{name}: unknown group {other}"),
+        }
+    }
+}
+
+fn check_message_file<G: MessageGroup>(name: &str) {
+    check_group_file::<G>(name);
+    let json = load(name);
+    for (group, c) in cases(name, &json) {
+        let inp = &c["inputs"];
+        let exp = &c["expected"];
+        let id = &c["id"];
+        match group.as_str() {
+            "embed" => match (is_valid(&c), G::embed(&unhex(&inp["payload"]))) {
+                (true, Ok(e)) => {
+                    assert_eq!(hex::encode(e.to_bytes()), exp["element"], "{name} #{id}");
+                    assert_eq!(e.extract().unwrap(), unhex(&inp["payload"]), "{name} #{id}");
+                }
+                (false, Err(e)) => assert_eq!(embed_error_name(&e), exp["error"], "{name} #{id}"),
+                (v, r) => panic!("{name} #{id}: expected valid={v}, got {r:?}"),
+            },
+            "extract" => {
+                let e = G::from_bytes(&unhex(&inp["element"])).unwrap();
+                let err = e.extract().unwrap_err();
+                assert_eq!(embed_error_name(&err), exp["error"], "{name} #{id}");
+            }
+            "framing" => {
+                let framed: Vec<G> = exp
+                    .get("framed")
+                    .or_else(|| inp.get("framed"))
+                    .and_then(Value::as_array)
+                    .unwrap()
+                    .iter()
+                    .map(|e| G::from_bytes(&unhex(e)).unwrap())
+                    .collect();
+                if is_valid(&c) {
+                    let msg = unhex(&inp["message"]);
+                    let n = inp["elements"].as_u64().unwrap() as usize;
+                    assert_eq!(
+                        encode_message::<G>(&msg, n).unwrap(),
+                        framed,
+                        "{name} #{id}"
+                    );
+                    assert_eq!(decode_message::<G>(&framed).unwrap(), msg, "{name} #{id}");
+                } else {
+                    let err = decode_message::<G>(&framed).unwrap_err();
+                    assert_eq!(frame_error_name(&err), exp["error"], "{name} #{id}");
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn group_vectors_verify() {
+    check_message_file::<Ristretto255>("group-ristretto255.json");
+    check_message_file::<P256>("group-p256.json");
+    check_group_file::<Bls12381G1>("group-bls12-381-g1.json");
+    check_group_file::<Bls12381G2>("group-bls12-381-g2.json");
+}
+
+#[test]
+fn transcript_vectors_verify() {
+    let name = "transcript.json";
+    let json = load(name);
+    for (_, c) in cases(name, &json) {
+        let mut t = Transcript::new(leak(&c["inputs"]["protocol"]));
+        let mut outputs = Vec::new();
+        for op in c["inputs"]["ops"].as_array().unwrap() {
+            let label = leak(&op["label"]);
+            match op["op"].as_str().unwrap() {
+                "append_message" => t.append_message(label, &unhex(&op["data"])),
+                "append_u64" => t.append_u64(label, op["value"].as_u64().unwrap()),
+                "challenge_bytes" => {
+                    let mut buf = vec![0u8; op["length"].as_u64().unwrap() as usize];
+                    t.challenge_bytes(label, &mut buf);
+                    outputs.push(hex::encode(buf));
+                }
+                "challenge_scalar_ristretto255" => {
+                    let s = t.challenge_scalar::<Ristretto255>(label);
+                    outputs.push(hex::encode(s.to_bytes()));
+                }
+                other => panic!("unknown op {other}"),
+            }
+        }
+        assert_eq!(
+            Value::from(outputs),
+            c["expected"]["outputs"],
+            "{name} #{}",
+            c["id"]
+        );
+    }
+}
+
+fn point<G: Group>(v: &Value) -> G {
+    G::from_bytes(&unhex(v)).unwrap()
+}
+
+fn points<G: Group>(v: &Value) -> Vec<G> {
+    v.as_array().unwrap().iter().map(point::<G>).collect()
+}
+
+fn vector_dleq<G: Group>(st: &Value) -> VectorDleq<G> {
+    VectorDleq::new(
+        point::<G>(&st["g"]),
+        point::<G>(&st["x"]),
+        Encoded::batch_new(&points::<G>(&st["h"])),
+        Encoded::batch_new(&points::<G>(&st["c"])),
+    )
+    .unwrap()
+}
+
+/// Verifies one proof case; decoding failures count as rejection.
+fn verify_proof<G: Group>(c: &Value) -> bool {
+    let inp = &c["inputs"];
+    let ctx_json = &inp["context"];
+    assert_eq!(unhex(&ctx_json["purpose"]), vectors_nizk_purpose());
+    let session: [u8; 32] = unhex(&ctx_json["session"]).try_into().unwrap();
+    assert_eq!(session, verdict_bench::vectors::nizk_session());
+    let ctx = verdict_bench::vectors::nizk_context(
+        ctx_json["round"].as_u64().unwrap(),
+        ctx_json["slot"].as_u64().unwrap() as u32,
+        ctx_json["sender"].as_u64().unwrap() as u32,
+    );
+    let st = &inp["statement"];
+    let proof = unhex(&inp["proof"]);
+    let mut t = ctx.transcript();
+    match inp["kind"].as_str().unwrap() {
+        "schnorr" => {
+            let s = Schnorr::new(point::<G>(&st["base"]), point::<G>(&st["public"]));
+            s.decode_proof(&proof)
+                .is_ok_and(|p| s.verify(&mut t, &p).is_ok())
+        }
+        "dleq" => {
+            let s = verdict_nizk::Dleq::new(
+                point::<G>(&st["g"]),
+                point::<G>(&st["x"]),
+                point::<G>(&st["h"]),
+                point::<G>(&st["y"]),
+            );
+            s.decode_proof(&proof)
+                .is_ok_and(|p| s.verify(&mut t, &p).is_ok())
+        }
+        "vector-dleq" => {
+            let s = vector_dleq::<G>(st);
+            s.decode_proof(&proof)
+                .is_ok_and(|p| s.verify(&mut t, &p).is_ok())
+        }
+        "or-cover" | "or-owner" => {
+            let left = vector_dleq::<G>(&st["left"]);
+            let right = Schnorr::new(
+                point::<G>(&st["right"]["base"]),
+                point::<G>(&st["right"]["public"]),
+            );
+            let or = Or::new(vec![&left as &dyn Statement<G>, &right]).unwrap();
+            or.decode_proof(&proof)
+                .is_ok_and(|p| or.verify(&mut t, &p).is_ok())
+        }
+        "key-registration" => {
+            let key = VerifyingKey::<G>::from_bytes(&unhex(&st["public"])).unwrap();
+            KeyRegistration::<G>::from_bytes(&proof).is_ok_and(|r| r.verify(&key, &ctx).is_ok())
+        }
+        other => panic!("unknown proof kind {other}"),
+    }
+}
+
+fn vectors_nizk_purpose() -> Vec<u8> {
+    verdict_bench::vectors::NIZK_PURPOSE.to_vec()
+}
+
+fn check_nizk_file<G: Group>(name: &str) {
+    let json = load(name);
+    let mut kinds = HashSet::new();
+    for (group, c) in cases(name, &json) {
+        let ok = match group.as_str() {
+            "proofs" => {
+                kinds.insert(c["inputs"]["kind"].as_str().unwrap().to_owned());
+                verify_proof::<G>(&c)
+            }
+            "signatures" => {
+                let inp = &c["inputs"];
+                let key = VerifyingKey::<G>::from_bytes(&unhex(&inp["public"])).unwrap();
+                let domain = leak(&inp["domain"]);
+                Signature::<G>::from_bytes(&unhex(&inp["signature"]))
+                    .is_ok_and(|s| key.verify(domain, &unhex(&inp["message"]), &s).is_ok())
+            }
+            other => panic!("unknown group {other}"),
+        };
+        assert_eq!(ok, is_valid(&c), "{name} #{}: {}", c["id"], c["comment"]);
+    }
+    for k in [
+        "schnorr",
+        "dleq",
+        "vector-dleq",
+        "or-cover",
+        "or-owner",
+        "key-registration",
+    ] {
+        assert!(kinds.contains(k), "{name}: no {k} vectors");
+    }
+}
+
+#[test]
+fn nizk_vectors_verify() {
+    check_nizk_file::<Ristretto255>("nizk-ristretto255.json");
+    check_nizk_file::<P256>("nizk-p256.json");
+}
+
+fn list<G: Group>(v: &Value) -> Option<CiphertextList<G>> {
+    let bytes: Vec<u8> = v.as_array().unwrap().iter().flat_map(unhex).collect();
+    CiphertextList::from_bytes(&bytes).ok()
+}
+
+#[test]
+fn shuffle_vectors_verify() {
+    let name = "shuffle-ristretto255.json";
+    let json = load(name);
+    for (_, c) in cases(name, &json) {
+        let inp = &c["inputs"];
+        let session: [u8; 32] = unhex(&inp["session"]).try_into().unwrap();
+        let ctx = ProofContext::new(session, inp["prover"].as_u64().unwrap() as u32);
+        let n = inp["n"].as_u64().unwrap() as usize;
+        let h = point::<Ristretto255>(&inp["h"]);
+        let (Some(inputs), Some(outputs)) = (list(&inp["inputs"]), list(&inp["outputs"])) else {
+            panic!("{name}: undecodable ciphertexts");
+        };
+        let st = ShuffleStatement {
+            h,
+            inputs: &inputs,
+            outputs: &outputs,
+        };
+        let (batched, each) =
+            match ShuffleProof::<Ristretto255>::from_bytes(&unhex(&inp["proof"]), n) {
+                Ok(p) => (
+                    verdict_shuffle::verify(&ctx, &st, &p).is_ok(),
+                    verdict_shuffle::verify_each(&ctx, &st, &p).is_ok(),
+                ),
+                Err(_) => (false, false),
+            };
+        assert_eq!(
+            batched,
+            is_valid(&c),
+            "{name} #{}: {}",
+            c["id"],
+            c["comment"]
+        );
+        assert_eq!(each, batched, "{name} #{}: verifiers disagree", c["id"]);
+    }
+}
