@@ -5,7 +5,7 @@
 //!    knowledge `PoK{r, y : X = r·g ∧ Z = r·h + y·g}` bound to the session and to `c`. Nobody
 //!    can resubmit (or re-randomize) another client's ciphertext: they know neither `r` nor `y`.
 //! 2. **Shuffle.** Servers `0..M` in turn re-randomize and permute the current list and prove
-//!    it with Neff's ElGamal shuffle ([`crate::shuffle`]), bound to the session and to the
+//!    it with Neff's ElGamal shuffle ([`crate::shuffle`](mod@crate::shuffle)), bound to the session and to the
 //!    server's index.
 //! 3. **Decryption.** Each server `j` publishes `D_{ij} = s_j·X_i` for the final list with one
 //!    vector DLEQ proof `PoK{s_j : h_j = s_j·g ∧ ∀i D_{ij} = s_j·X_i}` against its own key.

@@ -8,7 +8,7 @@
 //! | message | layout |
 //! |---|---|
 //! | [`ShuffleProof`] for `n` | `Γ ‖ A[n] ‖ C[n] ‖ U[n] ‖ W[n] ‖ Λ₁ ‖ Λ₂ ‖ D[n] ‖ Θ[2n] ‖ σ[n] ‖ τ ‖ α[2n−1]` |
-//! | [`CiphertextList`] | `X₁ ‖ Y₁ ‖ … ‖ X_n ‖ Y_n` |
+//! | [`CiphertextList`](crate::CiphertextList) | `X₁ ‖ Y₁ ‖ … ‖ X_n ‖ Y_n` |
 
 use verdict_group::{DecodeError, Group, Scalar};
 
