@@ -180,6 +180,39 @@ pub fn check_multiplication<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
         assert!(table.mul(&zero).is_identity(), "{name}: table · 0");
         assert_eq!(table.mul(&-one), -p, "{name}: table · (q − 1)");
     }
+    // Batched multiply-and-encode agrees with multiplying and encoding one by one, including
+    // for the zero scalar (identity results).
+    let mut scalars: Vec<G::Scalar> = (0..5).map(|_| G::Scalar::random(rng)).collect();
+    scalars.push(zero);
+    let (pts, reprs) = G::mul_generator_encoded(&scalars);
+    assert_eq!(
+        pts.len(),
+        scalars.len(),
+        "{name}: mul_generator_encoded length"
+    );
+    for ((s, p), r) in scalars.iter().zip(&pts).zip(&reprs) {
+        assert_eq!(
+            *p,
+            G::mul_generator(s),
+            "{name}: mul_generator_encoded point"
+        );
+        assert_eq!(*r, p.to_bytes(), "{name}: mul_generator_encoded encoding");
+    }
+    let mut bases: Vec<G> = (0..5).map(|_| G::random(rng)).collect();
+    bases.push(G::identity());
+    for s in [G::Scalar::random(rng), zero, one] {
+        let (pts, reprs) = G::mul_each_encoded(&bases, &s);
+        assert_eq!(pts.len(), bases.len(), "{name}: mul_each_encoded length");
+        for ((b, p), r) in bases.iter().zip(&pts).zip(&reprs) {
+            assert_eq!(*p, *b * s, "{name}: mul_each_encoded point");
+            assert_eq!(*r, p.to_bytes(), "{name}: mul_each_encoded encoding");
+        }
+    }
+    assert_eq!(
+        G::mul_generator_encoded(&[]),
+        (vec![], vec![]),
+        "{name}: empty batch"
+    );
     for n in [0usize, 1, 2, 3, 17, 64] {
         let scalars: Vec<_> = (0..n).map(|_| G::Scalar::random(rng)).collect();
         let points: Vec<_> = (0..n).map(|_| G::random(rng)).collect();

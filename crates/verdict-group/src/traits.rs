@@ -141,6 +141,29 @@ pub trait Group:
     /// Precomputes a table for repeated multiplication of `self` by different scalars.
     fn precompute(&self) -> Self::Table;
 
+    /// `sᵢ · G` for every scalar, together with the canonical encodings of the results.
+    ///
+    /// Same constant-time properties as [`Group::mul_generator`]. Provers that must publish
+    /// what they compute should prefer this to multiplying and encoding separately:
+    /// implementations may share work across the batch (ristretto255 computes `(sᵢ/2)·G` and
+    /// encodes the doubles with one shared field inversion, saving an inverse square root per
+    /// element).
+    fn mul_generator_encoded(scalars: &[Self::Scalar]) -> (Vec<Self>, Vec<Self::Repr>) {
+        let points: Vec<Self> = scalars.iter().map(Self::mul_generator).collect();
+        let reprs = Self::batch_to_bytes(&points);
+        (points, reprs)
+    }
+    /// `s · Bᵢ` for every base, together with the canonical encodings of the results.
+    ///
+    /// Uses `Mul` (constant time where the backend is), with the same batching freedom as
+    /// [`Group::mul_generator_encoded`]; this is a DC-net client's inner loop (one secret
+    /// scalar, many per-round generators).
+    fn mul_each_encoded(bases: &[Self], s: &Self::Scalar) -> (Vec<Self>, Vec<Self::Repr>) {
+        let points: Vec<Self> = bases.iter().map(|b| *b * s).collect();
+        let reprs = Self::batch_to_bytes(&points);
+        (points, reprs)
+    }
+
     /// The canonical encoding.
     fn to_bytes(&self) -> Self::Repr;
     /// Encodes many elements at once; implementations may share an inversion across the batch.

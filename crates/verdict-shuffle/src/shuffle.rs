@@ -27,7 +27,7 @@ use crate::error::{Check, ShuffleError};
 use crate::hooks::Hooks;
 use crate::simple::{self, SimpleShuffleProof};
 use crate::transcript::{Transcript, append_scalars, challenge_weights};
-use crate::util::{check_len, check_permutation, encode_flat, random_permutation};
+use crate::util::{check_len, check_permutation, concat_reprs, encode_flat, random_permutation};
 
 /// How many times the prover retries after a degenerate challenge (probability ≈ n²/q each).
 const PROVE_ATTEMPTS: usize = 4;
@@ -295,17 +295,17 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let mut u: Vec<G::Scalar> = (0..n).map(|_| G::Scalar::random(rng)).collect();
     let mut w: Vec<G::Scalar> = (0..n).map(|_| G::Scalar::random(rng)).collect();
     let mut a: Vec<G::Scalar> = (0..n).map(|_| G::Scalar::random(rng)).collect();
+    // Every published point is computed together with its encoding (a group may share work
+    // across the batch; ristretto255 saves an inverse square root per point).
     let gamma_pt = G::mul_generator(&gamma);
-    let a_pts: Vec<G> = a.iter().map(G::mul_generator).collect();
-    let c_pts: Vec<G> = pi
-        .iter()
-        .map(|&j| G::mul_generator(&(gamma * a[j])))
-        .collect();
-    let u_pts: Vec<G> = u.iter().map(G::mul_generator).collect();
-    let w_pts: Vec<G> = w
-        .iter()
-        .map(|wi| G::mul_generator(&(gamma * *wi)))
-        .collect();
+    let (a_pts, a_enc) = G::mul_generator_encoded(&a);
+    let mut c_exps: Vec<G::Scalar> = pi.iter().map(|&j| gamma * a[j]).collect();
+    let (c_pts, c_enc) = G::mul_generator_encoded(&c_exps);
+    c_exps.zeroize();
+    let (u_pts, u_enc) = G::mul_generator_encoded(&u);
+    let mut w_exps: Vec<G::Scalar> = w.iter().map(|wi| gamma * *wi).collect();
+    let (w_pts, w_enc) = G::mul_generator_encoded(&w_exps);
+    w_exps.zeroize();
     // Λ₁ = (τ₀ + Σ wᵢβ_{π(i)})·g + Σ_j (w_{π⁻¹(j)} − u_j)·X_j, and likewise Λ₂ with h, Y.
     let mut coef: Vec<G::Scalar> = (0..n).map(|j| w[pinv[j]] - u[j]).collect();
     let mut e0 = tau0;
@@ -323,19 +323,29 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let lambda2 = h_table.mul(&e0) + G::msm_vartime(&coef, &ys).map_err(msm_err)?;
     coef.zeroize();
     e0.zeroize();
-    let first_enc = encode_first_move(
-        &gamma_pt, &a_pts, &c_pts, &u_pts, &w_pts, &lambda1, &lambda2,
+    // Same layout as `encode_first_move`, from the encodings already at hand.
+    let mut first_enc = Vec::with_capacity((4 * n + 3) * G::ENCODED_LEN);
+    first_enc.extend_from_slice(gamma_pt.to_bytes().as_ref());
+    for reprs in [&a_enc, &c_enc, &u_enc, &w_enc] {
+        first_enc.extend_from_slice(&concat_reprs::<G>(reprs));
+    }
+    first_enc.extend_from_slice(lambda1.to_bytes().as_ref());
+    first_enc.extend_from_slice(lambda2.to_bytes().as_ref());
+    debug_assert_eq!(
+        first_enc,
+        encode_first_move(
+            &gamma_pt, &a_pts, &c_pts, &u_pts, &w_pts, &lambda1, &lambda2
+        )
     );
     tr.append_message(b"first-move", &first_enc);
     let rho = tr.challenge_scalars::<G>(b"rho", n);
 
     // EGA.3
     let mut b: Vec<G::Scalar> = rho.iter().zip(&u).map(|(r, ui)| *r - *ui).collect();
-    let d_pts: Vec<G> = pi
-        .iter()
-        .map(|&j| G::mul_generator(&(gamma * b[j])))
-        .collect();
-    let d_enc = encode_flat(&d_pts);
+    let mut d_exps: Vec<G::Scalar> = pi.iter().map(|&j| gamma * b[j]).collect();
+    let (d_pts, d_reprs) = G::mul_generator_encoded(&d_exps);
+    d_exps.zeroize();
+    let d_enc = concat_reprs::<G>(&d_reprs);
     tr.append_message(b"D", &d_enc);
     let lambda = tr.challenge_scalar::<G>(b"lambda");
 
@@ -355,7 +365,8 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     tr.append_scalar(b"tau", &tau);
 
     // EGA.6: SS_k(R, S, g, Γ) with Rᵢ = rᵢ·g, Sᵢ = sᵢ·g = γ·R_{π(i)}.
-    let simple = simple::prove_core::<G, R>(&mut tr, &G::mul_generator, &gamma, &r, &s, rng);
+    let simple =
+        simple::prove_core::<G, R>(&mut tr, &G::mul_generator_encoded, &gamma, &r, &s, rng);
 
     gamma.zeroize();
     tau0.zeroize();
@@ -679,9 +690,15 @@ mod tests {
         let s: Vec<S> = pi.iter().map(|&j| gamma * r[j]).collect();
         let r_pts: Vec<G> = r.iter().map(G::mul_generator).collect();
         let s_pts: Vec<G> = s.iter().map(G::mul_generator).collect();
-        let simple =
-            simple::prove_core::<G, _>(&mut tr, &G::mul_generator, &gamma, &r, &s, &mut rng)
-                .unwrap();
+        let simple = simple::prove_core::<G, _>(
+            &mut tr,
+            &G::mul_generator_encoded,
+            &gamma,
+            &r,
+            &s,
+            &mut rng,
+        )
+        .unwrap();
         let proof = ShuffleProof::assemble(
             gamma_pt, a, c, u_pts, w_pts, lambda1, lambda2, d, sigma, tau, simple,
         );

@@ -12,7 +12,8 @@ use verdict_group::{FixedBaseTable, Group, Scalar};
 use crate::ProofContext;
 use crate::error::{Check, ShuffleError};
 use crate::transcript::{Transcript, append_scalars, challenge_weights};
-use crate::util::{batch_invert, check_len, check_permutation, encode_flat};
+use crate::util::{batch_invert, check_len, check_permutation, concat_reprs, encode_flat};
+use zeroize::Zeroize;
 
 /// A non-interactive proof for the simple k-shuffle: `2k` points and `2k − 1` scalars.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,10 +45,11 @@ impl<G: Group> SimpleShuffleProof<G> {
 }
 
 /// Proves the simple shuffle given `x̂ᵢ`-generating logs `x`, `y = γ·x_π`, on a transcript
-/// that already holds the statement. `mul_base` multiplies the base by a secret scalar.
+/// that already holds the statement. `mul_base` multiplies the base by each of a batch of
+/// secret scalars and returns the products with their encodings.
 pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
     tr: &mut Transcript,
-    mul_base: &dyn Fn(&G::Scalar) -> G,
+    mul_base: &dyn Fn(&[G::Scalar]) -> (Vec<G>, Vec<G::Repr>),
     gamma: &G::Scalar,
     x: &[G::Scalar],
     y: &[G::Scalar],
@@ -73,8 +75,9 @@ pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
         exps.push(*gamma * theta_s[i - 1] - theta_s[i]);
     }
     exps.push(*gamma * theta_s[2 * k - 2]);
-    let theta: Vec<G> = exps.iter().map(mul_base).collect();
-    let theta_enc = encode_flat(&theta);
+    let (theta, theta_reprs) = mul_base(&exps);
+    exps.zeroize();
+    let theta_enc = concat_reprs::<G>(&theta_reprs);
     tr.append_message(b"ss.Theta", &theta_enc);
     let c = tr.challenge_scalar::<G>(b"ss.c");
 
@@ -257,7 +260,11 @@ pub fn prove_simple<G: Group, R: RngCore + CryptoRng + ?Sized>(
     check_permutation(permutation)?;
     let y: Vec<G::Scalar> = permutation.iter().map(|&j| *gamma * x[j]).collect();
     let table = st.base.precompute();
-    let mul_base = |s: &G::Scalar| table.mul(s);
+    let mul_base = |ss: &[G::Scalar]| {
+        let points: Vec<G> = ss.iter().map(|s| table.mul(s)).collect();
+        let reprs = G::batch_to_bytes(&points);
+        (points, reprs)
+    };
     prove_core(&mut tr, &mul_base, gamma, x, &y, rng)
 }
 

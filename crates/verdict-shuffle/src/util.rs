@@ -33,6 +33,15 @@ pub(crate) fn encode_flat<G: Group>(points: &[G]) -> Vec<u8> {
     out
 }
 
+/// The concatenation of already computed encodings.
+pub(crate) fn concat_reprs<G: Group>(reprs: &[G::Repr]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(reprs.len() * G::ENCODED_LEN);
+    for r in reprs {
+        out.extend_from_slice(r.as_ref());
+    }
+    out
+}
+
 /// `Ok` if `actual == expected`, else a [`ShuffleError::LengthMismatch`] naming `what`.
 pub(crate) fn check_len(
     what: &'static str,
