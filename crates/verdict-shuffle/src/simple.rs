@@ -45,15 +45,15 @@ impl<G: Group> SimpleShuffleProof<G> {
 }
 
 /// Multiplies the base by each of a batch of secret scalars; returns products and encodings.
-pub(crate) type MulEncoded<G> =
-    dyn Fn(&[<G as Group>::Scalar]) -> (Vec<G>, Vec<<G as Group>::Repr>);
+pub(crate) type MulEncoded<'a, G> =
+    dyn Fn(&[<G as Group>::Scalar]) -> (Vec<G>, Vec<<G as Group>::Repr>) + 'a;
 
 /// Proves the simple shuffle given `x̂ᵢ`-generating logs `x`, `y = γ·x_π`, on a transcript
 /// that already holds the statement. `mul_base` multiplies the base by each of a batch of
 /// secret scalars and returns the products with their encodings.
 pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
     tr: &mut Transcript,
-    mul_base: &MulEncoded<G>,
+    mul_base: &MulEncoded<'_, G>,
     gamma: &G::Scalar,
     x: &[G::Scalar],
     y: &[G::Scalar],
