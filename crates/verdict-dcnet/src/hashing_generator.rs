@@ -420,13 +420,19 @@ impl<G: MessageGroup> HashingGenerator<G> {
             None => None,
         };
         let sigma = state.sigma.expose();
-        let mut cs: Vec<G> = gens.iter().map(|g| *g.point() * sigma).collect();
-        if let Some(m) = &message {
-            for (c, m) in cs.iter_mut().zip(m) {
-                *c += *m;
+        // The pads σ·g_k and their encodings in one batch (ristretto255 shares one field
+        // inversion across all encodings). A cover ciphertext is exactly the pads; an owner
+        // adds its message and re-encodes, which costs L encodings more — see the notes on
+        // timing: submission time must not depend on it.
+        let bases: Vec<G> = gens.iter().map(|g| *g.point()).collect();
+        let pads = Encoded::mul_each(&bases, sigma);
+        let elements = match &message {
+            Some(m) => {
+                let cs: Vec<G> = pads.iter().zip(m).map(|(p, m)| *p.point() + *m).collect();
+                Encoded::batch_new(&cs)
             }
-        }
-        let elements = Encoded::batch_new(&cs);
+            None => pads,
+        };
         let vd = Self::client_statement(&state.u, gens, &elements)?;
         let schnorr = Schnorr::with_generator(pseudonym.encoded().clone());
         let or = Or::new(vec![&vd as &dyn Statement<G>, &schnorr])

@@ -39,6 +39,31 @@ impl<G: Group> Encoded<G> {
             .collect()
     }
 
+    /// `sᵢ·G` for each scalar, multiplied and encoded in one batch
+    /// ([`Group::mul_generator_encoded`]).
+    pub fn mul_generator_batch(scalars: &[G::Scalar]) -> Vec<Self> {
+        let (points, reprs) = G::mul_generator_encoded(scalars);
+        Self::zip(points, reprs)
+    }
+
+    /// `s·Bᵢ` for each base, multiplied and encoded in one batch ([`Group::mul_each_encoded`]).
+    pub fn mul_each(bases: &[G], s: &G::Scalar) -> Vec<Self> {
+        let (points, reprs) = G::mul_each_encoded(bases, s);
+        Self::zip(points, reprs)
+    }
+
+    /// Pairs points with the encodings a `Group` method computed for them.
+    fn zip(points: Vec<G>, reprs: Vec<G::Repr>) -> Vec<Self> {
+        points
+            .into_iter()
+            .zip(reprs)
+            .map(|(point, r)| Self {
+                point,
+                bytes: r.as_ref().into(),
+            })
+            .collect()
+    }
+
     /// Decodes and validates an encoding ([`Group::from_bytes`]; the identity is accepted).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         Ok(Self {
