@@ -1,1 +1,5 @@
 #![doc = include_str!("../README.md")]
+
+pub mod elgamal;
+pub mod pairing;
+pub mod verifiable;
