@@ -41,21 +41,31 @@
 //! operations where the backend has them (ristretto255); P-256 is variable time
 //! (see `verdict_group`'s notes). Message embedding is variable time in the plaintext.
 
+use core::fmt;
+use core::marker::PhantomData;
+
 use rand_core::{CryptoRng, RngCore};
-use verdict_group::framing::{decode_message, encode_message};
-use verdict_group::{Group, MessageGroup, Scalar, SecretScalar};
+use verdict_group::framing::{self, decode_message, encode_message};
+use verdict_group::{FrameError, Group, MessageGroup, Ristretto255, Scalar, SecretScalar};
 use verdict_nizk::{
-    BatchVerifier, Encoded, LinearRelation, Or, OrProof, Proof, Schnorr, Shape, Statement,
-    VectorDleq,
+    BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Proof, Schnorr, Shape,
+    SigningKey, Statement, VectorDleq, VerifyingKey,
 };
 use zeroize::Zeroize;
 
+use crate::error::{DcError, SetupError, WireError};
+use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
+use crate::suite::{
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
+};
 use crate::verifiable::{
-    Culprit, Reader, SlotRound, SuiteError, accepted_set_bytes, check_distinct,
+    Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, check_distinct, wire_error,
 };
 
-/// Versioned suite identifier, bound into every proof.
-pub const SUITE_ID: &[u8] = b"verdict-dcnet/elgamal/v1";
+/// The versioned suite identifier (`verdict/elgamal/<group>/v1`), bound into every proof.
+pub fn suite_id<G: Group>() -> SuiteId {
+    SuiteId::new("elgamal", G::NAME, 1)
+}
 const CLIENT_PURPOSE: &[u8] = b"verdict-dcnet/elgamal/v1/client";
 const SERVER_PURPOSE: &[u8] = b"verdict-dcnet/elgamal/v1/server";
 
@@ -143,20 +153,22 @@ impl<G: Group> ClientCiphertext<G> {
         out
     }
     /// Decodes and validates a ciphertext of `slot.elements` elements sent by `client`.
-    pub fn from_bytes(slot: &SlotRound, client: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        let l = slot.elements;
-        let err = |source| SuiteError::Decode {
+    pub fn from_bytes(slot: &SlotParams, client: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
+        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
             culprit: Culprit::Client(client),
             source,
-        };
+        })
+    }
+
+    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut rd = Reader::new(bytes);
-        let r = rd.points::<G>(l, "R").map_err(err)?;
-        let c = rd.points::<G>(l, "C").map_err(err)?;
-        let c0 = rd.scalar::<G::Scalar>("challenge").map_err(err)?;
+        let r = rd.points::<G>(l, "R")?;
+        let c = rd.points::<G>(l, "C")?;
+        let c0 = rd.scalar::<G::Scalar>("challenge")?;
         let [s0, s1] = client_shapes(l);
-        let p0 = rd.proof::<G, G>(s0).map_err(err)?;
-        let p1 = rd.proof::<G, G>(s1).map_err(err)?;
-        rd.finish().map_err(err)?;
+        let p0 = rd.proof::<G, G>(s0)?;
+        let p1 = rd.proof::<G, G>(s1)?;
+        rd.finish()?;
         Ok(Self {
             r,
             c,
@@ -180,15 +192,18 @@ impl<G: Group> ServerCiphertext<G> {
         out
     }
     /// Decodes and validates a ciphertext of `slot.elements` elements sent by `server`.
-    pub fn from_bytes(slot: &SlotRound, server: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        let err = |source| SuiteError::Decode {
+    pub fn from_bytes(slot: &SlotParams, server: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
+        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
             culprit: Culprit::Server(server),
             source,
-        };
+        })
+    }
+
+    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut rd = Reader::new(bytes);
-        let d = rd.points::<G>(slot.elements, "D").map_err(err)?;
-        let proof = rd.proof::<G, G>(SERVER_SHAPE).map_err(err)?;
-        rd.finish().map_err(err)?;
+        let d = rd.points::<G>(l, "D")?;
+        let proof = rd.proof::<G, G>(SERVER_SHAPE)?;
+        rd.finish()?;
         Ok(Self { d, proof })
     }
 }
@@ -196,13 +211,14 @@ impl<G: Group> ServerCiphertext<G> {
 /// The ElGamal suite for one slot of one round: the slot parameters and the servers' joint key.
 #[derive(Clone, Debug)]
 pub struct ElGamalSlot<G: Group> {
-    slot: SlotRound,
+    slot: SlotParams,
+    suite: Vec<u8>,
     joint_key: Encoded<G>,
 }
 
 impl<G: MessageGroup> ElGamalSlot<G> {
     /// The suite for `slot`, with the servers' public keys `Z_j` (joint key `Z = Σ Z_j`).
-    pub fn new(slot: SlotRound, server_keys: &[G]) -> Result<Self, SuiteError> {
+    pub fn new(slot: SlotParams, server_keys: &[G]) -> Result<Self, SuiteError> {
         if slot.elements == 0 {
             return Err(SuiteError::Parameters("a slot needs at least one element"));
         }
@@ -215,12 +231,13 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         }
         Ok(Self {
             slot,
+            suite: suite_id::<G>().to_bytes(),
             joint_key: Encoded::new(z),
         })
     }
 
     /// The slot parameters.
-    pub fn slot(&self) -> &SlotRound {
+    pub fn slot(&self) -> &SlotParams {
         &self.slot
     }
 
@@ -269,7 +286,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
             .map_err(|_| SuiteError::Parameters("client statement"))?;
         let mut t = self
             .slot
-            .context(CLIENT_PURPOSE, SUITE_ID, client)
+            .context(CLIENT_PURPOSE, &self.suite, client)
             .transcript();
         let proof = match owner {
             None => or.prove(&mut t, 0, &rs, rng),
@@ -331,7 +348,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
             .map_err(|_| SuiteError::Parameters("client statement"))?;
         let mut t = self
             .slot
-            .context(CLIENT_PURPOSE, SUITE_ID, client)
+            .context(CLIENT_PURPOSE, &self.suite, client)
             .transcript();
         or.verify(&mut t, &ct.proof)
             .map_err(|_| SuiteError::ClientProof { client })
@@ -358,7 +375,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
                 .map_err(|_| SuiteError::Parameters("client statement"))?;
             let t = self
                 .slot
-                .context(CLIENT_PURPOSE, SUITE_ID, *client)
+                .context(CLIENT_PURPOSE, &self.suite, *client)
                 .transcript();
             batch.add_or(&or, t, &ct.proof);
         }
@@ -420,7 +437,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         let st = self.server_statement(&G::mul_generator(z), &neg_p, d.clone())?;
         let mut t = self
             .slot
-            .context(SERVER_PURPOSE, SUITE_ID, server)
+            .context(SERVER_PURPOSE, &self.suite, server)
             .with_field(b"accepted-set", &set)
             .transcript();
         let proof = st
@@ -445,7 +462,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         let st = self.server_statement(server_key, &neg_p, sct.d.clone())?;
         let mut t = self
             .slot
-            .context(SERVER_PURPOSE, SUITE_ID, server)
+            .context(SERVER_PURPOSE, &self.suite, server)
             .with_field(b"accepted-set", &set)
             .transcript();
         st.verify(&mut t, &sct.proof)
@@ -484,5 +501,393 @@ impl<G: MessageGroup> ElGamalSlot<G> {
             }
         }
         Ok(m)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `Ciphersuite` / `Verifiable` implementation.
+// ---------------------------------------------------------------------------------------------
+
+/// The ElGamal-style suite as a [`Ciphersuite`] (eager verification only; see the module
+/// docs). No set-up: pads are fresh per element. Keys and pseudonym keys are Schnorr keys in
+/// `G`; slot capacities are converted to elements with
+/// [`verdict_group::framing::elements_needed`].
+pub struct ElGamal<G: MessageGroup = Ristretto255>(PhantomData<fn() -> G>);
+
+impl<G: MessageGroup> fmt::Debug for ElGamal<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ElGamal<{}>", G::NAME)
+    }
+}
+
+/// A client's per-session state. The ElGamal suite draws fresh randomness per element, so the
+/// only state is the client's index (its long-term key signs submissions elsewhere).
+#[derive(Debug)]
+pub struct ElGamalClientState {
+    client: ClientId,
+}
+
+/// A server's per-session state: its index and secret `z_j` (zeroized on drop).
+#[derive(Debug)]
+pub struct ElGamalServerState<G: Group> {
+    server: ServerId,
+    secret: SecretScalar<G::Scalar>,
+}
+
+fn elements_for<G: MessageGroup>(len: usize) -> Result<usize, WireError> {
+    if len > MAX_SLOT_LEN {
+        return Err(WireError::CapacityTooLarge);
+    }
+    Ok(framing::elements_needed::<G>(len))
+}
+
+fn check_roster_key<G: Group>(
+    key: &SigningKey<G>,
+    expected: &VerifyingKey<G>,
+) -> Result<(), DcError> {
+    if key.verifying_key() == expected {
+        Ok(())
+    } else {
+        Err(DcError::InvalidParameters(
+            "secret key does not match the roster",
+        ))
+    }
+}
+
+impl<G: MessageGroup> ElGamal<G> {
+    fn params(session: &Session<Self>, slot: SlotRound) -> Result<SlotParams, DcError> {
+        Ok(SlotParams {
+            session: session.id().0,
+            round: slot.round,
+            slot: slot.slot,
+            elements: elements_for::<G>(slot.len)?,
+        })
+    }
+
+    fn dc(slot: &PreparedSlot<Self>) -> impl Fn(SuiteError) -> DcError + '_ {
+        move |e| e.into_dc(slot.slot(), slot.len())
+    }
+
+    fn raw<'a, T>(accepted: &[(ClientId, &'a T)]) -> Vec<(u32, &'a T)> {
+        accepted.iter().map(|(c, ct)| (c.0, *ct)).collect()
+    }
+}
+
+impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
+    const ID: SuiteId = SuiteId::new("elgamal", G::NAME, 1);
+    const VERIFIABLE: bool = true;
+
+    type SecretKey = SigningKey<G>;
+    type PublicKey = VerifyingKey<G>;
+    type PseudonymSecretKey = SigningKey<G>;
+    type PseudonymPublicKey = VerifyingKey<G>;
+    type ClientSetup = ();
+    type ServerSetup = ();
+    type SessionPublic = ();
+    type ClientState = ElGamalClientState;
+    type ServerState = ElGamalServerState<G>;
+    type SlotData = ElGamalSlot<G>;
+    type ClientCiphertext = ClientCiphertext<G>;
+    type ServerCiphertext = ServerCiphertext<G>;
+
+    fn generate_key<R: RngCore + CryptoRng + ?Sized>(
+        rng: &mut R,
+    ) -> (SigningKey<G>, VerifyingKey<G>) {
+        let k = SigningKey::generate(rng);
+        let p = k.verifying_key().clone();
+        (k, p)
+    }
+
+    fn public_key(secret: &SigningKey<G>) -> VerifyingKey<G> {
+        secret.verifying_key().clone()
+    }
+
+    fn generate_pseudonym<R: RngCore + CryptoRng + ?Sized>(
+        rng: &mut R,
+    ) -> (SigningKey<G>, VerifyingKey<G>) {
+        Self::generate_key(rng)
+    }
+
+    fn client_setup<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        client: ClientId,
+        key: &SigningKey<G>,
+        _rng: &mut R,
+    ) -> Result<(ElGamalClientState, ()), DcError> {
+        check_roster_key(key, roster.client(client)?)?;
+        Ok((ElGamalClientState { client }, ()))
+    }
+
+    fn server_setup<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        server: ServerId,
+        key: &SigningKey<G>,
+        _rng: &mut R,
+    ) -> Result<(ElGamalServerState<G>, ()), DcError> {
+        check_roster_key(key, roster.server(server)?)?;
+        Ok((
+            ElGamalServerState {
+                server,
+                secret: key.secret().clone(),
+            },
+            (),
+        ))
+    }
+
+    fn combine_setup(
+        roster: &Roster<Self>,
+        clients: &[()],
+        servers: &[()],
+    ) -> Result<(), SetupError> {
+        for (expected, actual) in [
+            (roster.num_clients(), clients.len()),
+            (roster.num_servers(), servers.len()),
+        ] {
+            if expected != actual {
+                return Err(SetupError::Count { expected, actual });
+            }
+        }
+        Ok(())
+    }
+
+    fn prepare_slot(session: &Session<Self>, slot: SlotRound) -> Result<ElGamalSlot<G>, DcError> {
+        let params = Self::params(session, slot)?;
+        let keys: Vec<G> = session
+            .roster()
+            .servers()
+            .iter()
+            .map(|k| *k.point())
+            .collect();
+        ElGamalSlot::new(params, &keys).map_err(|e| e.into_dc(slot.slot, slot.len))
+    }
+
+    fn cover<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &ElGamalClientState,
+        rng: &mut R,
+    ) -> Result<ClientCiphertext<G>, DcError> {
+        let y = session.roster().pseudonym(slot.slot())?;
+        slot.data()
+            .cover_create(state.client.0, y.point(), rng)
+            .map_err(Self::dc(slot))
+    }
+
+    fn owner<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &ElGamalClientState,
+        pseudonym: &SigningKey<G>,
+        message: &[u8],
+        rng: &mut R,
+    ) -> Result<ClientCiphertext<G>, DcError> {
+        if pseudonym.verifying_key() != session.roster().pseudonym(slot.slot())? {
+            return Err(DcError::NotSlotOwner { slot: slot.slot() });
+        }
+        if message.len() > slot.len() {
+            return Err(DcError::MessageTooLong {
+                len: message.len(),
+                capacity: slot.len(),
+            });
+        }
+        slot.data()
+            .owner_create(state.client.0, pseudonym.secret(), message, rng)
+            .map_err(Self::dc(slot))
+    }
+
+    fn server_ciphertext<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &ElGamalServerState<G>,
+        accepted: &[(ClientId, &ClientCiphertext<G>)],
+        rng: &mut R,
+    ) -> Result<ServerCiphertext<G>, DcError> {
+        check_accepted(session.roster(), accepted)?;
+        slot.data()
+            .server_create(state.server.0, &state.secret, &Self::raw(accepted), rng)
+            .map_err(Self::dc(slot))
+    }
+
+    fn reveal(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        accepted: &[(ClientId, &ClientCiphertext<G>)],
+        servers: &[&ServerCiphertext<G>],
+    ) -> Result<Option<Vec<u8>>, DcError> {
+        check_accepted(session.roster(), accepted)?;
+        let m = session.roster().num_servers();
+        if servers.len() != m {
+            return Err(DcError::ServerCount {
+                expected: m,
+                actual: servers.len(),
+            });
+        }
+        let servers: Vec<(u32, &ServerCiphertext<G>)> = servers
+            .iter()
+            .enumerate()
+            .map(|(j, s)| (j as u32, *s))
+            .collect();
+        let elements = slot
+            .data()
+            .reveal_elements(&Self::raw(accepted), &servers)
+            .map_err(Self::dc(slot))?;
+        match decode_message::<G>(&elements) {
+            Ok(msg) => Ok(Some(msg)),
+            Err(FrameError::Empty) => Ok(None),
+            Err(e) => Err(DcError::CorruptReveal(e.to_string())),
+        }
+    }
+
+    fn client_ciphertext_len(len: usize) -> usize {
+        client_ciphertext_len::<G>(framing::elements_needed::<G>(len))
+    }
+
+    fn server_ciphertext_len(len: usize) -> usize {
+        server_ciphertext_len::<G>(framing::elements_needed::<G>(len))
+    }
+
+    fn encode_client_ciphertext(ct: &ClientCiphertext<G>) -> Vec<u8> {
+        ct.to_bytes()
+    }
+
+    fn decode_client_ciphertext(
+        len: usize,
+        bytes: &[u8],
+    ) -> Result<ClientCiphertext<G>, WireError> {
+        let l = elements_for::<G>(len)?;
+        let expected = client_ciphertext_len::<G>(l);
+        if bytes.len() != expected {
+            return Err(WireError::Length {
+                expected,
+                actual: bytes.len(),
+            });
+        }
+        ClientCiphertext::decode(l, bytes).map_err(wire_error)
+    }
+
+    fn encode_server_ciphertext(ct: &ServerCiphertext<G>) -> Vec<u8> {
+        ct.to_bytes()
+    }
+
+    fn decode_server_ciphertext(
+        len: usize,
+        bytes: &[u8],
+    ) -> Result<ServerCiphertext<G>, WireError> {
+        let l = elements_for::<G>(len)?;
+        let expected = server_ciphertext_len::<G>(l);
+        if bytes.len() != expected {
+            return Err(WireError::Length {
+                expected,
+                actual: bytes.len(),
+            });
+        }
+        ServerCiphertext::decode(l, bytes).map_err(wire_error)
+    }
+
+    fn encode_public_key(key: &VerifyingKey<G>) -> Vec<u8> {
+        key.to_bytes()
+    }
+
+    fn decode_public_key(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
+        Ok(VerifyingKey::from_bytes(bytes)?)
+    }
+
+    fn encode_pseudonym_key(key: &VerifyingKey<G>) -> Vec<u8> {
+        key.to_bytes()
+    }
+
+    fn decode_pseudonym_key(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
+        Ok(VerifyingKey::from_bytes(bytes)?)
+    }
+
+    fn encode_client_setup(_msg: &()) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
+        empty_setup(bytes)
+    }
+
+    fn encode_server_setup(_msg: &()) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn decode_server_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
+        empty_setup(bytes)
+    }
+}
+
+/// Suites without set-up publish an empty set-up message.
+pub(crate) fn empty_setup(bytes: &[u8]) -> Result<(), WireError> {
+    if bytes.is_empty() {
+        Ok(())
+    } else {
+        Err(WireError::Length {
+            expected: 0,
+            actual: bytes.len(),
+        })
+    }
+}
+
+impl<G: MessageGroup> Verifiable for ElGamal<G> {
+    fn verify_client(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        client: ClientId,
+        ct: &ClientCiphertext<G>,
+    ) -> Result<(), DcError> {
+        session.roster().client(client)?;
+        let y = session.roster().pseudonym(slot.slot())?;
+        slot.data()
+            .client_verify(client.0, y.point(), ct)
+            .map_err(Self::dc(slot))
+    }
+
+    fn verify_clients<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        items: &[(ClientId, &ClientCiphertext<G>)],
+        rng: &mut R,
+    ) -> Result<(), Vec<ClientId>> {
+        let roster = session.roster();
+        let Ok(y) = roster.pseudonym(slot.slot()) else {
+            return Err(items.iter().map(|(c, _)| *c).collect());
+        };
+        let (known, unknown): (Vec<_>, Vec<_>) =
+            items.iter().partition(|(c, _)| roster.client(*c).is_ok());
+        let mut bad: Vec<ClientId> = unknown.iter().map(|(c, _)| *c).collect();
+        if let Err(e) = slot
+            .data()
+            .client_verify_batch(y.point(), &Self::raw(&known), rng)
+        {
+            match e {
+                SuiteError::ClientProofs { clients } => {
+                    bad.extend(clients.into_iter().map(ClientId));
+                }
+                _ => bad.extend(known.iter().map(|(c, _)| *c)),
+            }
+        }
+        if bad.is_empty() {
+            return Ok(());
+        }
+        // Ascending by position in `items`.
+        let pos = |c: &ClientId| items.iter().position(|(i, _)| i == c);
+        bad.sort_by_key(pos);
+        bad.dedup();
+        Err(bad)
+    }
+
+    fn verify_server(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        server: ServerId,
+        accepted: &[(ClientId, &ClientCiphertext<G>)],
+        ct: &ServerCiphertext<G>,
+    ) -> Result<(), DcError> {
+        let key = session.roster().server(server)?;
+        check_accepted(session.roster(), accepted)?;
+        slot.data()
+            .server_verify(server.0, key.point(), &Self::raw(accepted), ct)
+            .map_err(Self::dc(slot))
     }
 }

@@ -1,5 +1,23 @@
 #![doc = include_str!("../README.md")]
 
+pub mod dh;
 pub mod elgamal;
+pub mod error;
+pub mod hashing_generator;
+pub mod ids;
 pub mod pairing;
+pub mod suite;
 pub mod verifiable;
+pub mod xor;
+
+/// Design notes: every suite's formulas, costs, proof shapes, batching, churn, disputes, the
+/// XOR pad layout and constant-time properties.
+#[doc = include_str!("../docs/notes-dcnet.md")]
+pub mod notes {}
+
+pub use dh::DhReveal;
+pub use error::{DcError, Liar, SetupError, WireError};
+pub use hashing_generator::HashingGenerator;
+pub use ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
+pub use suite::{Ciphersuite, PreparedSlot, Roster, Session, Verifiable};
+pub use xor::Xor;

@@ -38,20 +38,39 @@
 
 pub mod gt_table;
 
+use core::fmt;
+use core::marker::PhantomData;
+
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::bls12_381::{G1, G2, Gt, pairing};
 use verdict_group::{Group, Scalar, SecretScalar};
 use verdict_nizk::{
-    BatchVerifier, Encoded, Or, OrProof, Proof, Schnorr, Shape, Statement, VectorDleq,
+    BatchVerifier, DecodeError, Encoded, Or, OrProof, Proof, Schnorr, Shape, SigningKey, Statement,
+    VectorDleq, VerifyingKey,
 };
 
-use self::gt_table::{ChunkBits, GtTable, decode_message, encode_message, max_message_len};
+use self::gt_table::{
+    ChunkBits, GtFrameError, GtTable, decode_message, encode_message, max_message_len,
+};
+use crate::elgamal::empty_setup;
+use crate::error::{DcError, SetupError, WireError};
+use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
+use crate::suite::{
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
+};
 use crate::verifiable::{
-    Culprit, Reader, SlotRound, SuiteError, accepted_set_bytes, check_distinct,
+    Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, check_distinct, wire_error,
 };
 
-/// Versioned suite identifier, bound into every proof and the round bases' hash.
-pub const SUITE_ID: &[u8] = b"verdict-dcnet/pairing-bls12-381/v1";
+/// The versioned suite identifier (`verdict/pairing-chunk16/bls12-381/v1` or `…chunk24…`),
+/// bound into every proof.
+pub fn suite_id(bits: ChunkBits) -> SuiteId {
+    let construction = match bits {
+        ChunkBits::B16 => "pairing-chunk16",
+        ChunkBits::B24 => "pairing-chunk24",
+    };
+    SuiteId::new(construction, "bls12-381", 1)
+}
 const CLIENT_PURPOSE: &[u8] = b"verdict-dcnet/pairing-bls12-381/v1/client";
 const SERVER_PURPOSE: &[u8] = b"verdict-dcnet/pairing-bls12-381/v1/server";
 /// RFC 9380 domain-separation tag of the round bases `T_{t,k}`.
@@ -62,7 +81,7 @@ pub type Fr = <G2 as Group>::Scalar;
 
 /// `T_{t,k} = HashToG1(session ‖ slot ‖ round ‖ k)` for `k = 0..L` (RFC 9380,
 /// `BLS12381G1_XMD:SHA-256_SSWU_RO_`, DST `verdict-dcnet/pairing-bls12-381/v1/round-base`).
-pub fn round_bases(slot: &SlotRound) -> Vec<G1> {
+pub fn round_bases(slot: &SlotParams) -> Vec<G1> {
     (0..slot.elements)
         .map(|k| {
             let mut msg = Vec::with_capacity(32 + 4 + 8 + 8);
@@ -142,17 +161,20 @@ impl ClientCiphertext {
     }
     /// Decodes and validates a ciphertext of `slot.elements` elements from `client`. Costs
     /// about one GT exponentiation per GT element (subgroup checks).
-    pub fn from_bytes(slot: &SlotRound, client: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        let err = |source| SuiteError::Decode {
+    pub fn from_bytes(slot: &SlotParams, client: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
+        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
             culprit: Culprit::Client(client),
             source,
-        };
+        })
+    }
+
+    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut rd = Reader::new(bytes);
-        let c = rd.points::<Gt>(slot.elements, "C").map_err(err)?;
-        let c0 = rd.scalar::<Fr>("challenge").map_err(err)?;
-        let p0 = rd.proof::<G2, Gt>(DLEQ_SHAPE).map_err(err)?;
-        let p1 = rd.proof::<G2, Gt>(SCHNORR_SHAPE).map_err(err)?;
-        rd.finish().map_err(err)?;
+        let c = rd.points::<Gt>(l, "C")?;
+        let c0 = rd.scalar::<Fr>("challenge")?;
+        let p0 = rd.proof::<G2, Gt>(DLEQ_SHAPE)?;
+        let p1 = rd.proof::<G2, Gt>(SCHNORR_SHAPE)?;
+        rd.finish()?;
         Ok(Self {
             c,
             proof: OrProof::from_parts(vec![c0], vec![p0, p1]),
@@ -175,15 +197,18 @@ impl ServerCiphertext {
         out
     }
     /// Decodes and validates a ciphertext of `slot.elements` elements from `server`.
-    pub fn from_bytes(slot: &SlotRound, server: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        let err = |source| SuiteError::Decode {
+    pub fn from_bytes(slot: &SlotParams, server: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
+        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
             culprit: Culprit::Server(server),
             source,
-        };
+        })
+    }
+
+    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut rd = Reader::new(bytes);
-        let d = rd.points::<Gt>(slot.elements, "D").map_err(err)?;
-        let proof = rd.proof::<G2, Gt>(DLEQ_SHAPE).map_err(err)?;
-        rd.finish().map_err(err)?;
+        let d = rd.points::<Gt>(l, "D")?;
+        let proof = rd.proof::<G2, Gt>(DLEQ_SHAPE)?;
+        rd.finish()?;
         Ok(Self { d, proof })
     }
 }
@@ -193,7 +218,8 @@ impl ServerCiphertext {
 /// chunk width.
 #[derive(Clone, Debug)]
 pub struct PairingSlot {
-    slot: SlotRound,
+    slot: SlotParams,
+    suite: Vec<u8>,
     bits: ChunkBits,
     bases: Vec<G1>,
     client_bases: Vec<Encoded<Gt>>,
@@ -202,7 +228,7 @@ pub struct PairingSlot {
 impl PairingSlot {
     /// The suite for `slot` with the servers' keys `Z_j ∈ G2` and chunk width `bits`.
     /// Costs `L` hashes to G1 and `L` pairings.
-    pub fn new(slot: SlotRound, server_keys: &[G2], bits: ChunkBits) -> Result<Self, SuiteError> {
+    pub fn new(slot: SlotParams, server_keys: &[G2], bits: ChunkBits) -> Result<Self, SuiteError> {
         if slot.elements == 0 {
             return Err(SuiteError::Parameters("a slot needs at least one element"));
         }
@@ -217,6 +243,7 @@ impl PairingSlot {
         let h: Vec<Gt> = bases.iter().map(|t| pairing(t, &z)).collect();
         Ok(Self {
             slot,
+            suite: suite_id(bits).to_bytes(),
             bits,
             bases,
             client_bases: Encoded::batch_new(&h),
@@ -224,7 +251,7 @@ impl PairingSlot {
     }
 
     /// The slot parameters.
-    pub fn slot(&self) -> &SlotRound {
+    pub fn slot(&self) -> &SlotParams {
         &self.slot
     }
 
@@ -269,7 +296,7 @@ impl PairingSlot {
             .map_err(|_| SuiteError::Parameters("client statement"))?;
         let mut t = self
             .slot
-            .context(CLIENT_PURPOSE, SUITE_ID, client)
+            .context(CLIENT_PURPOSE, &self.suite, client)
             .transcript();
         let proof = match owner {
             None => or.prove(&mut t, 0, &[*x], rng),
@@ -334,7 +361,7 @@ impl PairingSlot {
             .map_err(|_| SuiteError::Parameters("client statement"))?;
         let mut t = self
             .slot
-            .context(CLIENT_PURPOSE, SUITE_ID, client)
+            .context(CLIENT_PURPOSE, &self.suite, client)
             .transcript();
         or.verify(&mut t, &ct.proof)
             .map_err(|_| SuiteError::ClientProof { client })
@@ -362,7 +389,7 @@ impl PairingSlot {
                 .map_err(|_| SuiteError::Parameters("client statement"))?;
             let t = self
                 .slot
-                .context(CLIENT_PURPOSE, SUITE_ID, *client)
+                .context(CLIENT_PURPOSE, &self.suite, *client)
                 .transcript();
             batch.add_or(&or, t, &ct.proof);
             checked.push(*client);
@@ -410,7 +437,7 @@ impl PairingSlot {
         let st = self.server_statement(&G2::mul_generator(z), &neg_b, d.clone())?;
         let mut t = self
             .slot
-            .context(SERVER_PURPOSE, SUITE_ID, server)
+            .context(SERVER_PURPOSE, &self.suite, server)
             .with_field(b"accepted-set", &set)
             .transcript();
         let proof = st
@@ -433,7 +460,7 @@ impl PairingSlot {
         let st = self.server_statement(server_key, &neg_b, sct.d.clone())?;
         let mut t = self
             .slot
-            .context(SERVER_PURPOSE, SUITE_ID, server)
+            .context(SERVER_PURPOSE, &self.suite, server)
             .with_field(b"accepted-set", &set)
             .transcript();
         st.verify(&mut t, &sct.proof)
@@ -472,5 +499,414 @@ impl PairingSlot {
     ) -> Result<Vec<u8>, SuiteError> {
         let m = self.reveal_elements(clients, servers)?;
         Ok(decode_message(table, self.bits, &m)?)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `Ciphersuite` / `Verifiable` implementation.
+// ---------------------------------------------------------------------------------------------
+
+/// The chunk width of a [`Pairing`] suite, as a type.
+pub trait ChunkWidth: Send + Sync + 'static {
+    /// The width.
+    const BITS: ChunkBits;
+    /// The construction name in the suite id.
+    const CONSTRUCTION: &'static str;
+}
+
+/// 16-bit chunks (2 bytes per GT element; decoding is one lookup).
+#[derive(Debug)]
+pub struct Chunk16;
+/// 24-bit chunks (3 bytes per GT element; decoding is baby-step/giant-step).
+#[derive(Debug)]
+pub struct Chunk24;
+
+impl ChunkWidth for Chunk16 {
+    const BITS: ChunkBits = ChunkBits::B16;
+    const CONSTRUCTION: &'static str = "pairing-chunk16";
+}
+impl ChunkWidth for Chunk24 {
+    const BITS: ChunkBits = ChunkBits::B24;
+    const CONSTRUCTION: &'static str = "pairing-chunk24";
+}
+
+/// The pairing-based suite on BLS12-381 as a [`Ciphersuite`]. No set-up. Long-term keys and
+/// pseudonym keys are Schnorr keys in G2. The reveal decodes with the process-wide
+/// [`GtTable::global`] (built on first use).
+pub struct Pairing<W: ChunkWidth = Chunk16>(PhantomData<fn() -> W>);
+
+impl<W: ChunkWidth> fmt::Debug for Pairing<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Pairing<{}>", W::CONSTRUCTION)
+    }
+}
+
+/// A client's per-session state: its index and long-term secret `x_i` (zeroized on drop).
+#[derive(Debug)]
+pub struct PairingClientState {
+    client: ClientId,
+    secret: SecretScalar<Fr>,
+}
+
+/// A server's per-session state: its index and secret `z_j` (zeroized on drop).
+#[derive(Debug)]
+pub struct PairingServerState {
+    server: ServerId,
+    secret: SecretScalar<Fr>,
+}
+
+fn elements_for(bits: ChunkBits, len: usize) -> Result<usize, WireError> {
+    if len > MAX_SLOT_LEN {
+        return Err(WireError::CapacityTooLarge);
+    }
+    Ok(gt_table::elements_needed(bits, len))
+}
+
+fn check_roster_key(key: &SigningKey<G2>, expected: &VerifyingKey<G2>) -> Result<(), DcError> {
+    if key.verifying_key() == expected {
+        Ok(())
+    } else {
+        Err(DcError::InvalidParameters(
+            "secret key does not match the roster",
+        ))
+    }
+}
+
+impl<W: ChunkWidth> Pairing<W> {
+    fn dc(slot: &PreparedSlot<Self>) -> impl Fn(SuiteError) -> DcError + '_ {
+        move |e| e.into_dc(slot.slot(), slot.len())
+    }
+
+    fn accepted_keys(
+        session: &Session<Self>,
+        accepted: &[(ClientId, &ClientCiphertext)],
+    ) -> Result<Vec<(u32, G2)>, DcError> {
+        check_accepted(session.roster(), accepted)?;
+        accepted
+            .iter()
+            .map(|(c, _)| Ok((c.0, *session.roster().client(*c)?.point())))
+            .collect()
+    }
+}
+
+impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
+    const ID: SuiteId = SuiteId::new(W::CONSTRUCTION, "bls12-381", 1);
+    const VERIFIABLE: bool = true;
+
+    type SecretKey = SigningKey<G2>;
+    type PublicKey = VerifyingKey<G2>;
+    type PseudonymSecretKey = SigningKey<G2>;
+    type PseudonymPublicKey = VerifyingKey<G2>;
+    type ClientSetup = ();
+    type ServerSetup = ();
+    type SessionPublic = ();
+    type ClientState = PairingClientState;
+    type ServerState = PairingServerState;
+    type SlotData = PairingSlot;
+    type ClientCiphertext = ClientCiphertext;
+    type ServerCiphertext = ServerCiphertext;
+
+    fn generate_key<R: RngCore + CryptoRng + ?Sized>(
+        rng: &mut R,
+    ) -> (SigningKey<G2>, VerifyingKey<G2>) {
+        let k = SigningKey::generate(rng);
+        let p = k.verifying_key().clone();
+        (k, p)
+    }
+
+    fn public_key(secret: &SigningKey<G2>) -> VerifyingKey<G2> {
+        secret.verifying_key().clone()
+    }
+
+    fn generate_pseudonym<R: RngCore + CryptoRng + ?Sized>(
+        rng: &mut R,
+    ) -> (SigningKey<G2>, VerifyingKey<G2>) {
+        Self::generate_key(rng)
+    }
+
+    fn client_setup<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        client: ClientId,
+        key: &SigningKey<G2>,
+        _rng: &mut R,
+    ) -> Result<(PairingClientState, ()), DcError> {
+        check_roster_key(key, roster.client(client)?)?;
+        Ok((
+            PairingClientState {
+                client,
+                secret: key.secret().clone(),
+            },
+            (),
+        ))
+    }
+
+    fn server_setup<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        server: ServerId,
+        key: &SigningKey<G2>,
+        _rng: &mut R,
+    ) -> Result<(PairingServerState, ()), DcError> {
+        check_roster_key(key, roster.server(server)?)?;
+        Ok((
+            PairingServerState {
+                server,
+                secret: key.secret().clone(),
+            },
+            (),
+        ))
+    }
+
+    fn combine_setup(
+        roster: &Roster<Self>,
+        clients: &[()],
+        servers: &[()],
+    ) -> Result<(), SetupError> {
+        for (expected, actual) in [
+            (roster.num_clients(), clients.len()),
+            (roster.num_servers(), servers.len()),
+        ] {
+            if expected != actual {
+                return Err(SetupError::Count { expected, actual });
+            }
+        }
+        Ok(())
+    }
+
+    fn prepare_slot(session: &Session<Self>, slot: SlotRound) -> Result<PairingSlot, DcError> {
+        let params = SlotParams {
+            session: session.id().0,
+            round: slot.round,
+            slot: slot.slot,
+            elements: elements_for(W::BITS, slot.len)?,
+        };
+        let keys: Vec<G2> = session
+            .roster()
+            .servers()
+            .iter()
+            .map(|k| *k.point())
+            .collect();
+        PairingSlot::new(params, &keys, W::BITS).map_err(|e| e.into_dc(slot.slot, slot.len))
+    }
+
+    fn cover<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &PairingClientState,
+        rng: &mut R,
+    ) -> Result<ClientCiphertext, DcError> {
+        let y = session.roster().pseudonym(slot.slot())?;
+        slot.data()
+            .cover_create(state.client.0, &state.secret, y.point(), rng)
+            .map_err(Self::dc(slot))
+    }
+
+    fn owner<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &PairingClientState,
+        pseudonym: &SigningKey<G2>,
+        message: &[u8],
+        rng: &mut R,
+    ) -> Result<ClientCiphertext, DcError> {
+        if pseudonym.verifying_key() != session.roster().pseudonym(slot.slot())? {
+            return Err(DcError::NotSlotOwner { slot: slot.slot() });
+        }
+        if message.len() > slot.len() {
+            return Err(DcError::MessageTooLong {
+                len: message.len(),
+                capacity: slot.len(),
+            });
+        }
+        slot.data()
+            .owner_create(
+                state.client.0,
+                &state.secret,
+                pseudonym.secret(),
+                message,
+                GtTable::global(),
+                rng,
+            )
+            .map_err(Self::dc(slot))
+    }
+
+    fn server_ciphertext<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &PairingServerState,
+        accepted: &[(ClientId, &ClientCiphertext)],
+        rng: &mut R,
+    ) -> Result<ServerCiphertext, DcError> {
+        let keys = Self::accepted_keys(session, accepted)?;
+        slot.data()
+            .server_create(state.server.0, &state.secret, &keys, rng)
+            .map_err(Self::dc(slot))
+    }
+
+    fn reveal(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        accepted: &[(ClientId, &ClientCiphertext)],
+        servers: &[&ServerCiphertext],
+    ) -> Result<Option<Vec<u8>>, DcError> {
+        check_accepted(session.roster(), accepted)?;
+        let m = session.roster().num_servers();
+        if servers.len() != m {
+            return Err(DcError::ServerCount {
+                expected: m,
+                actual: servers.len(),
+            });
+        }
+        let clients: Vec<(u32, &ClientCiphertext)> =
+            accepted.iter().map(|(c, ct)| (c.0, *ct)).collect();
+        let servers: Vec<(u32, &ServerCiphertext)> = servers
+            .iter()
+            .enumerate()
+            .map(|(j, s)| (j as u32, *s))
+            .collect();
+        let elements = slot
+            .data()
+            .reveal_elements(&clients, &servers)
+            .map_err(Self::dc(slot))?;
+        match decode_message(GtTable::global(), W::BITS, &elements) {
+            Ok(msg) => Ok(Some(msg)),
+            Err(GtFrameError::Empty) => Ok(None),
+            Err(e) => Err(DcError::CorruptReveal(e.to_string())),
+        }
+    }
+
+    fn client_ciphertext_len(len: usize) -> usize {
+        client_ciphertext_len(gt_table::elements_needed(W::BITS, len))
+    }
+
+    fn server_ciphertext_len(len: usize) -> usize {
+        server_ciphertext_len(gt_table::elements_needed(W::BITS, len))
+    }
+
+    fn encode_client_ciphertext(ct: &ClientCiphertext) -> Vec<u8> {
+        ct.to_bytes()
+    }
+
+    fn decode_client_ciphertext(len: usize, bytes: &[u8]) -> Result<ClientCiphertext, WireError> {
+        let l = elements_for(W::BITS, len)?;
+        let expected = client_ciphertext_len(l);
+        if bytes.len() != expected {
+            return Err(WireError::Length {
+                expected,
+                actual: bytes.len(),
+            });
+        }
+        ClientCiphertext::decode(l, bytes).map_err(wire_error)
+    }
+
+    fn encode_server_ciphertext(ct: &ServerCiphertext) -> Vec<u8> {
+        ct.to_bytes()
+    }
+
+    fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<ServerCiphertext, WireError> {
+        let l = elements_for(W::BITS, len)?;
+        let expected = server_ciphertext_len(l);
+        if bytes.len() != expected {
+            return Err(WireError::Length {
+                expected,
+                actual: bytes.len(),
+            });
+        }
+        ServerCiphertext::decode(l, bytes).map_err(wire_error)
+    }
+
+    fn encode_public_key(key: &VerifyingKey<G2>) -> Vec<u8> {
+        key.to_bytes()
+    }
+
+    fn decode_public_key(bytes: &[u8]) -> Result<VerifyingKey<G2>, WireError> {
+        Ok(VerifyingKey::from_bytes(bytes)?)
+    }
+
+    fn encode_pseudonym_key(key: &VerifyingKey<G2>) -> Vec<u8> {
+        key.to_bytes()
+    }
+
+    fn decode_pseudonym_key(bytes: &[u8]) -> Result<VerifyingKey<G2>, WireError> {
+        Ok(VerifyingKey::from_bytes(bytes)?)
+    }
+
+    fn encode_client_setup(_msg: &()) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
+        empty_setup(bytes)
+    }
+
+    fn encode_server_setup(_msg: &()) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn decode_server_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
+        empty_setup(bytes)
+    }
+}
+
+impl<W: ChunkWidth> Verifiable for Pairing<W> {
+    fn verify_client(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        client: ClientId,
+        ct: &ClientCiphertext,
+    ) -> Result<(), DcError> {
+        let x = session.roster().client(client)?;
+        let y = session.roster().pseudonym(slot.slot())?;
+        slot.data()
+            .client_verify(client.0, x.point(), y.point(), ct)
+            .map_err(Self::dc(slot))
+    }
+
+    fn verify_clients<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        items: &[(ClientId, &ClientCiphertext)],
+        rng: &mut R,
+    ) -> Result<(), Vec<ClientId>> {
+        let roster = session.roster();
+        let Ok(y) = roster.pseudonym(slot.slot()) else {
+            return Err(items.iter().map(|(c, _)| *c).collect());
+        };
+        let mut bad = Vec::new();
+        let mut known = Vec::with_capacity(items.len());
+        for (c, ct) in items {
+            match roster.client(*c) {
+                Ok(x) => known.push((c.0, *x.point(), *ct)),
+                Err(_) => bad.push(*c),
+            }
+        }
+        if let Err(e) = slot.data().client_verify_batch(y.point(), &known, rng) {
+            match e {
+                SuiteError::ClientProofs { clients } => {
+                    bad.extend(clients.into_iter().map(ClientId));
+                }
+                _ => bad.extend(known.iter().map(|(c, _, _)| ClientId(*c))),
+            }
+        }
+        if bad.is_empty() {
+            return Ok(());
+        }
+        let pos = |c: &ClientId| items.iter().position(|(i, _)| i == c);
+        bad.sort_by_key(pos);
+        bad.dedup();
+        Err(bad)
+    }
+
+    fn verify_server(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        server: ServerId,
+        accepted: &[(ClientId, &ClientCiphertext)],
+        ct: &ServerCiphertext,
+    ) -> Result<(), DcError> {
+        let key = session.roster().server(server)?;
+        let keys = Self::accepted_keys(session, accepted)?;
+        slot.data()
+            .server_verify(server.0, key.point(), &keys, ct)
+            .map_err(Self::dc(slot))
     }
 }

@@ -7,7 +7,7 @@ use verdict_nizk::{Context, DecodeError, Encoded, Proof, Shape};
 
 /// Which slot of which round of which session a ciphertext belongs to, and its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SlotRound {
+pub struct SlotParams {
     /// Session identifier (hash of roster, policy and nonce).
     pub session: [u8; 32],
     /// Round number `t`.
@@ -18,7 +18,7 @@ pub struct SlotRound {
     pub elements: usize,
 }
 
-impl SlotRound {
+impl SlotParams {
     /// The proof context for `purpose` made by `sender`: session, round, slot, sender and the
     /// suite id, so a proof never verifies for another session, round, slot, sender or suite.
     pub(crate) fn context(&self, purpose: &'static [u8], suite: &[u8], sender: u32) -> Context {
@@ -187,5 +187,57 @@ impl<'a> Reader<'a> {
                 extra: self.buf.len(),
             })
         }
+    }
+}
+
+impl SuiteError {
+    /// The crate-wide error for this failure (`slot` and `capacity` fill in the variants that
+    /// need them).
+    pub(crate) fn into_dc(self, slot: u32, capacity: usize) -> crate::DcError {
+        use crate::{ClientId, DcError, Party, ServerId};
+        let party = |c: Culprit| match c {
+            Culprit::Client(i) => Party::Client(ClientId(i)),
+            Culprit::Server(j) => Party::Server(ServerId(j)),
+        };
+        match self {
+            SuiteError::Decode { source, .. } => DcError::Wire(wire_error(source)),
+            SuiteError::WrongLength {
+                culprit,
+                expected,
+                actual,
+            } => DcError::WrongCiphertextLength {
+                culprit: party(culprit),
+                expected,
+                actual,
+            },
+            SuiteError::ClientProof { client } => DcError::InvalidClientProof {
+                client: ClientId(client),
+            },
+            SuiteError::ClientProofs { clients } => DcError::InvalidClientProof {
+                client: ClientId(clients.first().copied().unwrap_or_default()),
+            },
+            SuiteError::ServerProof { server } => DcError::InvalidServerProof {
+                server: ServerId(server),
+            },
+            SuiteError::DuplicateClient { client } => DcError::DuplicateClient {
+                client: ClientId(client),
+            },
+            SuiteError::KeyMismatch => DcError::NotSlotOwner { slot },
+            SuiteError::Parameters(p) => DcError::InvalidParameters(p),
+            SuiteError::Frame(verdict_group::FrameError::TooLong { len, .. })
+            | SuiteError::GtFrame(crate::pairing::gt_table::GtFrameError::TooLong {
+                len, ..
+            }) => DcError::MessageTooLong { len, capacity },
+            SuiteError::Frame(e) => DcError::CorruptReveal(e.to_string()),
+            SuiteError::GtFrame(e) => DcError::CorruptReveal(e.to_string()),
+        }
+    }
+}
+
+/// `verdict-nizk` decoding errors as the crate's [`crate::WireError`].
+pub(crate) fn wire_error(e: DecodeError) -> crate::WireError {
+    match e {
+        DecodeError::Field { field, source } => crate::WireError::Field { field, source },
+        other => crate::WireError::Proof(other),
     }
 }

@@ -6,15 +6,15 @@ use rand_core::SeedableRng;
 use verdict_dcnet::elgamal::{
     ClientCiphertext, ElGamalSlot, ServerCiphertext, client_ciphertext_len,
 };
-use verdict_dcnet::verifiable::{Culprit, SlotRound, SuiteError};
+use verdict_dcnet::verifiable::{Culprit, SlotParams, SuiteError};
 use verdict_group::{FrameError, Group, MessageGroup, P256, Ristretto255, Scalar, SecretScalar};
 
 fn rng(seed: u64) -> ChaCha20Rng {
     ChaCha20Rng::seed_from_u64(seed)
 }
 
-fn slot(round: u64, slot: u32, elements: usize) -> SlotRound {
-    SlotRound {
+fn slot(round: u64, slot: u32, elements: usize) -> SlotParams {
+    SlotParams {
         session: [7; 32],
         round,
         slot,

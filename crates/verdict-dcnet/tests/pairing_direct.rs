@@ -9,7 +9,7 @@ use verdict_dcnet::pairing::{
     ClientCiphertext, Fr, PairingSlot, ServerCiphertext, client_ciphertext_len, round_bases,
     server_ciphertext_len,
 };
-use verdict_dcnet::verifiable::{Culprit, SlotRound, SuiteError};
+use verdict_dcnet::verifiable::{Culprit, SlotParams, SuiteError};
 use verdict_group::bls12_381::{G1, G2};
 use verdict_group::{Group, SecretScalar};
 
@@ -17,8 +17,8 @@ fn rng(seed: u64) -> ChaCha20Rng {
     ChaCha20Rng::seed_from_u64(seed)
 }
 
-fn slot(round: u64, slot: u32, elements: usize) -> SlotRound {
-    SlotRound {
+fn slot(round: u64, slot: u32, elements: usize) -> SlotParams {
+    SlotParams {
         session: [3; 32],
         round,
         slot,

@@ -1,0 +1,594 @@
+//! The XOR suite (Dissent-style): fast, not verifiable; accountability comes from provable
+//! pad bits and the blame protocol.
+//!
+//! - pair key: `k_ij = blake3::derive_key("verdict-dcnet xor pair v1", DH(x_i, Z_j) ‖ session ‖
+//!   i ‖ j ‖ suite)`;
+//! - pad of pair `(i, j)` for one slot of one round: the blake3 keyed XOF of `k_ij` over
+//!   `"pad" ‖ suite ‖ session ‖ slot ‖ round ‖ len`, truncated to the ciphertext length
+//!   ([`Xor::frame_len`]); byte `b` of the slot's ciphertext is byte `b` of the stream;
+//! - client `i`: `⊕_j pad_ij` (⊕ frame if owner); server `j` over `S`: `⊕_{i∈S} pad_ij`;
+//!   reveal: `⊕` of all.
+//!
+//! The owner's frame is `len (u32 BE) ‖ message ‖ zero padding ‖ tag`, with `tag` a 32-byte
+//! blake3 hash (derive-key mode) of the suite, session, slot and the first `4 + len` frame bytes:
+//! a disruptor that does not know the message cannot make corrupted output pass the check, so
+//! the owner (and everyone) detects corruption and starts the blame protocol. An all-zero
+//! output is "no message".
+//!
+//! **Provable pad bits** ([`Xor::pad_bit_reveal_client`], [`Xor::pad_bit_reveal_server`],
+//! [`Xor::verify_pad_bit`]): either side of a pair reveals `DH(x_i, Z_j)` with a DLEQ proof
+//! ([`DhReveal`]); anyone then recomputes `k_ij` and the pad bit at any position.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_group::{Group, Ristretto255};
+use verdict_nizk::{Encoded, SigningKey, VerifyingKey};
+use zeroize::Zeroizing;
+
+use crate::dh::{DhReveal, dh_value};
+use crate::error::{DcError, SetupError, WireError};
+use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
+use crate::suite::{Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted};
+
+const PAIR_CONTEXT: &str = "verdict-dcnet xor pair v1";
+const TAG_CONTEXT: &str = "verdict-dcnet xor frame tag v1";
+/// Bytes of the frame's length header.
+pub const HEADER_LEN: usize = 4;
+/// Bytes of the frame's integrity tag.
+pub const TAG_LEN: usize = 32;
+/// Output is produced and combined in chunks of this many bytes (stays in L1/L2 cache).
+const CHUNK: usize = 16 * 1024;
+
+/// The XOR ciphersuite; pairwise secrets come from Diffie–Hellman in `G`.
+pub struct Xor<G: Group = Ristretto255>(PhantomData<fn() -> G>);
+
+impl<G: Group> fmt::Debug for Xor<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Xor<{}>", G::NAME)
+    }
+}
+
+type PairKey = Zeroizing<[u8; 32]>;
+
+/// A client's pair keys `k_ij` for every server (zeroized on drop).
+pub struct XorClientState {
+    client: ClientId,
+    keys: Vec<PairKey>,
+}
+
+impl fmt::Debug for XorClientState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("XorClientState")
+            .field("client", &self.client)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A server's pair keys `k_ij` for every client (zeroized on drop).
+pub struct XorServerState {
+    server: ServerId,
+    keys: Vec<PairKey>,
+}
+
+impl fmt::Debug for XorServerState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("XorServerState")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An XOR ciphertext (client or server): exactly [`Xor::frame_len`] bytes. The wire format is
+/// the bytes themselves.
+#[derive(Clone, PartialEq, Eq)]
+pub struct XorCiphertext {
+    /// The ciphertext bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl fmt::Debug for XorCiphertext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "XorCiphertext({} bytes)", self.bytes.len())
+    }
+}
+
+impl XorCiphertext {
+    /// Bit `bit` (byte `bit / 8`, least significant bit first), if in range.
+    pub fn bit(&self, bit: u64) -> Option<bool> {
+        let byte = usize::try_from(bit / 8).ok()?;
+        self.bytes.get(byte).map(|b| (b >> (bit % 8)) & 1 == 1)
+    }
+}
+
+fn pair_key<G: Group>(
+    session: &SessionId,
+    dh: &Encoded<G>,
+    client: ClientId,
+    server: ServerId,
+) -> PairKey {
+    let suite = Xor::<G>::ID.to_bytes();
+    let mut material = Zeroizing::new(Vec::with_capacity(G::ENCODED_LEN + 48 + suite.len()));
+    material.extend_from_slice(dh.as_bytes());
+    material.extend_from_slice(&session.0);
+    material.extend_from_slice(&client.0.to_le_bytes());
+    material.extend_from_slice(&server.0.to_le_bytes());
+    material.extend_from_slice(&suite);
+    Zeroizing::new(blake3::derive_key(PAIR_CONTEXT, &material))
+}
+
+fn pad_stream<G: Group>(
+    key: &[u8; 32],
+    session: &SessionId,
+    slot: SlotRound,
+) -> blake3::OutputReader {
+    let mut h = blake3::Hasher::new_keyed(key);
+    let suite = Xor::<G>::ID.to_bytes();
+    h.update(b"pad");
+    h.update(&(suite.len() as u64).to_le_bytes());
+    h.update(&suite);
+    h.update(&session.0);
+    h.update(&slot.to_bytes());
+    h.finalize_xof()
+}
+
+fn xor_into(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d ^= *s;
+    }
+}
+
+/// `out ^= ⊕ streams`, chunk by chunk so the scratch buffer stays in cache.
+fn xor_streams(out: &mut [u8], mut readers: Vec<blake3::OutputReader>) {
+    let mut tmp = vec![0u8; CHUNK.min(out.len())];
+    for chunk in out.chunks_mut(CHUNK) {
+        let tmp = &mut tmp[..chunk.len()];
+        for r in &mut readers {
+            r.fill(tmp);
+            xor_into(chunk, tmp);
+        }
+    }
+}
+
+fn frame_tag<G: Group>(session: &SessionId, slot: SlotRound, body: &[u8]) -> [u8; 32] {
+    let suite = Xor::<G>::ID.to_bytes();
+    let mut h = blake3::Hasher::new_derive_key(TAG_CONTEXT);
+    h.update(&(suite.len() as u64).to_le_bytes());
+    h.update(&suite);
+    h.update(&session.0);
+    h.update(&slot.to_bytes());
+    h.update(body);
+    *h.finalize().as_bytes()
+}
+
+impl<G: Group> Xor<G> {
+    /// Bytes of every ciphertext of a slot with capacity `len`: `4 + len + 32`.
+    pub const fn frame_len(len: usize) -> usize {
+        HEADER_LEN + len + TAG_LEN
+    }
+
+    fn check_len(len: usize) -> Result<(), WireError> {
+        if len > MAX_SLOT_LEN {
+            Err(WireError::CapacityTooLarge)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Client `client` reveals its DH secret with `server`, provably (blame rebuttal).
+    pub fn pad_bit_reveal_client<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        client: ClientId,
+        key: &SigningKey<G>,
+        server: ServerId,
+        rng: &mut R,
+    ) -> Result<DhReveal<G>, DcError> {
+        let z = roster.server(server)?;
+        DhReveal::prove_client(
+            &Self::ID,
+            roster.session(),
+            client,
+            server,
+            key.secret(),
+            z.point(),
+            rng,
+        )
+    }
+
+    /// Server `server` reveals its DH secret with `client`, provably.
+    pub fn pad_bit_reveal_server<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        server: ServerId,
+        key: &SigningKey<G>,
+        client: ClientId,
+        rng: &mut R,
+    ) -> Result<DhReveal<G>, DcError> {
+        let x = roster.client(client)?;
+        DhReveal::prove_server(
+            &Self::ID,
+            roster.session(),
+            client,
+            server,
+            key.secret(),
+            x.point(),
+            rng,
+        )
+    }
+
+    /// Verifies `reveal` and recomputes the pad bit of its pair at position `bit` of `slot`.
+    /// A reveal with an invalid proof names its prover ([`DcError::InvalidDhReveal`]).
+    pub fn verify_pad_bit(
+        roster: &Roster<Self>,
+        reveal: &DhReveal<G>,
+        slot: SlotRound,
+        bit: u64,
+    ) -> Result<bool, DcError> {
+        let x = roster.client(reveal.client())?;
+        let z = roster.server(reveal.server())?;
+        let dh = reveal.verify(&Self::ID, roster.session(), x.point(), z.point())?;
+        let key = pair_key::<G>(roster.session(), dh, reveal.client(), reveal.server());
+        Self::stream_bit(&key, roster.session(), slot, bit)
+    }
+
+    fn stream_bit(
+        key: &[u8; 32],
+        session: &SessionId,
+        slot: SlotRound,
+        bit: u64,
+    ) -> Result<bool, DcError> {
+        Self::check_len(slot.len)?;
+        if bit / 8 >= Self::frame_len(slot.len) as u64 {
+            return Err(DcError::InvalidParameters("bit index outside the slot"));
+        }
+        let mut r = pad_stream::<G>(key, session, slot);
+        r.set_position(bit / 8);
+        let mut b = [0u8; 1];
+        r.fill(&mut b);
+        Ok((b[0] >> (bit % 8)) & 1 == 1)
+    }
+
+    /// The pad bit a client shares with `server` (what the client claims in the blame protocol).
+    pub fn client_pad_bit(
+        session: &Session<Self>,
+        state: &XorClientState,
+        server: ServerId,
+        slot: SlotRound,
+        bit: u64,
+    ) -> Result<bool, DcError> {
+        let key = state
+            .keys
+            .get(server.0 as usize)
+            .ok_or(DcError::UnknownServer { server })?;
+        Self::stream_bit(key, session.id(), slot, bit)
+    }
+
+    /// The pad bit a server shares with `client` (what the server publishes in the blame
+    /// protocol).
+    pub fn server_pad_bit(
+        session: &Session<Self>,
+        state: &XorServerState,
+        client: ClientId,
+        slot: SlotRound,
+        bit: u64,
+    ) -> Result<bool, DcError> {
+        let key = state
+            .keys
+            .get(client.0 as usize)
+            .ok_or(DcError::UnknownClient { client })?;
+        Self::stream_bit(key, session.id(), slot, bit)
+    }
+
+    fn pads(keys: &[&PairKey], session: &SessionId, slot: SlotRound) -> Vec<u8> {
+        let mut out = vec![0u8; Self::frame_len(slot.len)];
+        let readers = keys
+            .iter()
+            .map(|k| pad_stream::<G>(k, session, slot))
+            .collect();
+        xor_streams(&mut out, readers);
+        out
+    }
+}
+
+impl<G: Group> Ciphersuite for Xor<G> {
+    const ID: SuiteId = SuiteId::new("xor", G::NAME, 1);
+    const VERIFIABLE: bool = false;
+
+    type SecretKey = SigningKey<G>;
+    type PublicKey = VerifyingKey<G>;
+    type PseudonymSecretKey = SigningKey<G>;
+    type PseudonymPublicKey = VerifyingKey<G>;
+    type ClientSetup = ();
+    type ServerSetup = ();
+    type SessionPublic = ();
+    type ClientState = XorClientState;
+    type ServerState = XorServerState;
+    type SlotData = ();
+    type ClientCiphertext = XorCiphertext;
+    type ServerCiphertext = XorCiphertext;
+
+    fn generate_key<R: RngCore + CryptoRng + ?Sized>(
+        rng: &mut R,
+    ) -> (SigningKey<G>, VerifyingKey<G>) {
+        let k = SigningKey::generate(rng);
+        let p = k.verifying_key().clone();
+        (k, p)
+    }
+
+    fn public_key(secret: &SigningKey<G>) -> VerifyingKey<G> {
+        secret.verifying_key().clone()
+    }
+
+    fn generate_pseudonym<R: RngCore + CryptoRng + ?Sized>(
+        rng: &mut R,
+    ) -> (SigningKey<G>, VerifyingKey<G>) {
+        Self::generate_key(rng)
+    }
+
+    fn client_setup<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        client: ClientId,
+        key: &SigningKey<G>,
+        _rng: &mut R,
+    ) -> Result<(XorClientState, ()), DcError> {
+        if roster.client(client)? != key.verifying_key() {
+            return Err(DcError::InvalidParameters("key does not match the roster"));
+        }
+        let keys = roster
+            .servers()
+            .iter()
+            .enumerate()
+            .map(|(j, z)| {
+                let dh = dh_value(key.secret(), z.point());
+                pair_key::<G>(roster.session(), &dh, client, ServerId(j as u32))
+            })
+            .collect();
+        Ok((XorClientState { client, keys }, ()))
+    }
+
+    fn server_setup<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        server: ServerId,
+        key: &SigningKey<G>,
+        _rng: &mut R,
+    ) -> Result<(XorServerState, ()), DcError> {
+        if roster.server(server)? != key.verifying_key() {
+            return Err(DcError::InvalidParameters("key does not match the roster"));
+        }
+        let keys = roster
+            .clients()
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let dh = dh_value(key.secret(), x.point());
+                pair_key::<G>(roster.session(), &dh, ClientId(i as u32), server)
+            })
+            .collect();
+        Ok((XorServerState { server, keys }, ()))
+    }
+
+    fn combine_setup(
+        roster: &Roster<Self>,
+        clients: &[()],
+        servers: &[()],
+    ) -> Result<(), SetupError> {
+        if clients.len() != roster.num_clients() {
+            return Err(SetupError::Count {
+                expected: roster.num_clients(),
+                actual: clients.len(),
+            });
+        }
+        if servers.len() != roster.num_servers() {
+            return Err(SetupError::Count {
+                expected: roster.num_servers(),
+                actual: servers.len(),
+            });
+        }
+        Ok(())
+    }
+
+    fn prepare_slot(_session: &Session<Self>, slot: SlotRound) -> Result<(), DcError> {
+        Ok(Self::check_len(slot.len)?)
+    }
+
+    fn cover<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &XorClientState,
+        _rng: &mut R,
+    ) -> Result<XorCiphertext, DcError> {
+        let keys: Vec<&PairKey> = state.keys.iter().collect();
+        Ok(XorCiphertext {
+            bytes: Self::pads(&keys, session.id(), slot.slot_round()),
+        })
+    }
+
+    fn owner<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &XorClientState,
+        pseudonym: &SigningKey<G>,
+        message: &[u8],
+        rng: &mut R,
+    ) -> Result<XorCiphertext, DcError> {
+        if session.roster().pseudonym(slot.slot())? != pseudonym.verifying_key() {
+            return Err(DcError::NotSlotOwner { slot: slot.slot() });
+        }
+        let len = slot.len();
+        let Some(len32) = u32::try_from(message.len())
+            .ok()
+            .filter(|_| message.len() <= len)
+        else {
+            return Err(DcError::MessageTooLong {
+                len: message.len(),
+                capacity: len,
+            });
+        };
+        let mut ct = Self::cover(session, slot, state, rng)?;
+        let mut frame = vec![0u8; Self::frame_len(len)];
+        frame[..HEADER_LEN].copy_from_slice(&len32.to_be_bytes());
+        frame[HEADER_LEN..HEADER_LEN + message.len()].copy_from_slice(message);
+        let tag = frame_tag::<G>(
+            session.id(),
+            slot.slot_round(),
+            &frame[..HEADER_LEN + message.len()],
+        );
+        frame[HEADER_LEN + len..].copy_from_slice(&tag);
+        xor_into(&mut ct.bytes, &frame);
+        Ok(ct)
+    }
+
+    fn server_ciphertext<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &XorServerState,
+        accepted: &[(ClientId, &XorCiphertext)],
+        _rng: &mut R,
+    ) -> Result<XorCiphertext, DcError> {
+        let ids = check_accepted(session.roster(), accepted)?;
+        let keys = ids
+            .iter()
+            .map(|c| {
+                state
+                    .keys
+                    .get(c.0 as usize)
+                    .ok_or(DcError::UnknownClient { client: *c })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(XorCiphertext {
+            bytes: Self::pads(&keys, session.id(), slot.slot_round()),
+        })
+    }
+
+    fn reveal(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        accepted: &[(ClientId, &XorCiphertext)],
+        servers: &[&XorCiphertext],
+    ) -> Result<Option<Vec<u8>>, DcError> {
+        check_accepted(session.roster(), accepted)?;
+        let m = session.roster().num_servers();
+        if servers.len() != m {
+            return Err(DcError::ServerCount {
+                expected: m,
+                actual: servers.len(),
+            });
+        }
+        let n = Self::frame_len(slot.len());
+        let mut out = vec![0u8; n];
+        let parties = accepted
+            .iter()
+            .map(|(c, ct)| (Party::Client(*c), *ct))
+            .chain(
+                servers
+                    .iter()
+                    .enumerate()
+                    .map(|(j, ct)| (Party::Server(ServerId(j as u32)), *ct)),
+            );
+        for (who, ct) in parties {
+            if ct.bytes.len() != n {
+                return Err(DcError::WrongCiphertextLength {
+                    culprit: who,
+                    expected: n,
+                    actual: ct.bytes.len(),
+                });
+            }
+            xor_into(&mut out, &ct.bytes);
+        }
+        if out.iter().all(|&b| b == 0) {
+            return Ok(None);
+        }
+        let mut header = [0u8; HEADER_LEN];
+        header.copy_from_slice(&out[..HEADER_LEN]);
+        let msg_len = u32::from_be_bytes(header) as usize;
+        if msg_len > slot.len() {
+            return Err(DcError::CorruptReveal(
+                "length header exceeds the slot".into(),
+            ));
+        }
+        let body_end = HEADER_LEN + msg_len;
+        if out[body_end..HEADER_LEN + slot.len()]
+            .iter()
+            .any(|&b| b != 0)
+        {
+            return Err(DcError::CorruptReveal("non-zero padding".into()));
+        }
+        let tag = frame_tag::<G>(session.id(), slot.slot_round(), &out[..body_end]);
+        if out[HEADER_LEN + slot.len()..] != tag[..] {
+            return Err(DcError::CorruptReveal("integrity tag mismatch".into()));
+        }
+        Ok(Some(out[HEADER_LEN..body_end].to_vec()))
+    }
+
+    fn client_ciphertext_len(len: usize) -> usize {
+        Self::frame_len(len)
+    }
+
+    fn server_ciphertext_len(len: usize) -> usize {
+        Self::frame_len(len)
+    }
+
+    fn encode_client_ciphertext(ct: &XorCiphertext) -> Vec<u8> {
+        ct.bytes.clone()
+    }
+
+    fn decode_client_ciphertext(len: usize, bytes: &[u8]) -> Result<XorCiphertext, WireError> {
+        Self::check_len(len)?;
+        if bytes.len() != Self::frame_len(len) {
+            return Err(WireError::Length {
+                expected: Self::frame_len(len),
+                actual: bytes.len(),
+            });
+        }
+        Ok(XorCiphertext {
+            bytes: bytes.to_vec(),
+        })
+    }
+
+    fn encode_server_ciphertext(ct: &XorCiphertext) -> Vec<u8> {
+        ct.bytes.clone()
+    }
+
+    fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<XorCiphertext, WireError> {
+        Self::decode_client_ciphertext(len, bytes)
+    }
+
+    fn encode_public_key(key: &VerifyingKey<G>) -> Vec<u8> {
+        key.to_bytes()
+    }
+
+    fn decode_public_key(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
+        Ok(VerifyingKey::from_bytes(bytes)?)
+    }
+
+    fn encode_pseudonym_key(key: &VerifyingKey<G>) -> Vec<u8> {
+        key.to_bytes()
+    }
+
+    fn decode_pseudonym_key(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
+        Ok(VerifyingKey::from_bytes(bytes)?)
+    }
+
+    fn encode_client_setup(_msg: &()) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
+        if bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(WireError::Length {
+                expected: 0,
+                actual: bytes.len(),
+            })
+        }
+    }
+
+    fn encode_server_setup(_msg: &()) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn decode_server_setup(roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
+        Self::decode_client_setup(roster, bytes)
+    }
+}
