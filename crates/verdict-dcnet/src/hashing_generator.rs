@@ -404,6 +404,12 @@ impl<G: MessageGroup> HashingGenerator<G> {
                 if key.verifying_key() != pseudonym {
                     return Err(DcError::NotSlotOwner { slot: slot.slot() });
                 }
+                if msg.len() > slot.len() {
+                    return Err(DcError::MessageTooLong {
+                        len: msg.len(),
+                        capacity: slot.len(),
+                    });
+                }
                 Some(framing::encode_message::<G>(msg, gens.len()).map_err(|_| {
                     DcError::MessageTooLong {
                         len: msg.len(),

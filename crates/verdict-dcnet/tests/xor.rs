@@ -1,0 +1,174 @@
+//! The XOR suite through the generic harness, plus provable pad bits and corruption detection.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use rand::Rng;
+use verdict_dcnet::xor::XorCiphertext;
+use verdict_dcnet::{
+    Ciphersuite, ClientId, DcError, DhReveal, Party, PreparedSlot, ServerId, SlotRound, Xor,
+};
+use verdict_group::{Group, Ristretto255};
+
+type X = Xor<Ristretto255>;
+
+#[test]
+fn integrity() {
+    common::integrity_matrix::<X>(&[1, 3, 10], &[2, 10, 100], &[0, 1, 100, 1000, 5000], 21);
+}
+
+#[test]
+fn churn() {
+    common::churn::<X>(20, 3, 300, 6, 22);
+}
+
+#[test]
+fn shape() {
+    common::shape::<X>(&[0, 1, 1000], 23);
+}
+
+#[test]
+fn bad_input() {
+    common::bad_input::<X>(100, 24);
+}
+
+#[test]
+fn not_verifiable() {
+    const { assert!(!X::VERIFIABLE) };
+    assert_eq!(X::ID.to_string(), "verdict/xor/ristretto255/v1");
+    assert_eq!(X::client_ciphertext_len(1000), 1036);
+}
+
+/// A disruptor flipping ciphertext bits makes the reveal fail the frame's integrity check.
+#[test]
+fn corruption_is_detected() {
+    let mut r = common::rng(25);
+    let w = common::setup::<X>(4, 2, 1, &mut r);
+    let sr = SlotRound::new(0, 1, 64);
+    let slot = PreparedSlot::new(&w.session, sr).unwrap();
+    let mut cts = common::client_ciphertexts(&w, &slot, Some((0, b"hello")), &mut r);
+    let acc0: Vec<_> = cts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (ClientId(i as u32), c))
+        .collect();
+    let scts: Vec<_> = w
+        .servers
+        .iter()
+        .map(|s| X::server_ciphertext(&w.session, &slot, s, &acc0, &mut r).unwrap())
+        .collect();
+    let srefs: Vec<&XorCiphertext> = scts.iter().collect();
+    for pos in [0usize, 4, 10, 67, 99] {
+        let saved = cts[3].clone();
+        cts[3].bytes[pos] ^= 0x40;
+        let acc: Vec<_> = cts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (ClientId(i as u32), c))
+            .collect();
+        assert!(
+            matches!(
+                X::reveal(&w.session, &slot, &acc, &srefs),
+                Err(DcError::CorruptReveal(_))
+            ),
+            "flip at {pos} undetected"
+        );
+        cts[3] = saved;
+    }
+    let acc: Vec<_> = cts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (ClientId(i as u32), c))
+        .collect();
+    assert_eq!(
+        X::reveal(&w.session, &slot, &acc, &srefs)
+            .unwrap()
+            .as_deref(),
+        Some(&b"hello"[..])
+    );
+}
+
+/// Provable pad bits: a revealed DH secret with its DLEQ proof lets anyone recompute a pair's
+/// pad bit; the ciphertext bit of an honest client is the XOR of its pad bits; a lying
+/// reveal (wrong DH value, wrong key, tampered proof, other pair) is rejected and names its
+/// prover.
+#[test]
+fn provable_pad_bits() {
+    let mut r = common::rng(26);
+    let (n, m) = (3usize, 3usize);
+    let w = common::setup::<X>(n, m, 1, &mut r);
+    let roster = w.session.roster();
+    let sr = SlotRound::new(0, 42, 200);
+    let slot = PreparedSlot::new(&w.session, sr).unwrap();
+    let cover = X::cover(&w.session, &slot, &w.clients[1], &mut r).unwrap();
+    for _ in 0..20 {
+        let bit = r.gen_range(0..(X::frame_len(200) as u64 * 8));
+        let mut xor = false;
+        for j in 0..m {
+            let s = ServerId(j as u32);
+            let by_client =
+                X::pad_bit_reveal_client(roster, ClientId(1), &w.client_keys[1], s, &mut r)
+                    .unwrap();
+            let by_server =
+                X::pad_bit_reveal_server(roster, s, &w.server_keys[j], ClientId(1), &mut r)
+                    .unwrap();
+            let b1 = X::verify_pad_bit(roster, &by_client, sr, bit).unwrap();
+            let b2 = X::verify_pad_bit(roster, &by_server, sr, bit).unwrap();
+            let decoded = DhReveal::from_bytes(&by_client.to_bytes()).unwrap();
+            assert_eq!(X::verify_pad_bit(roster, &decoded, sr, bit).unwrap(), b1);
+            assert_eq!(b1, b2);
+            assert_eq!(
+                X::client_pad_bit(&w.session, &w.clients[1], s, sr, bit).unwrap(),
+                b1
+            );
+            assert_eq!(
+                X::server_pad_bit(&w.session, &w.servers[j], ClientId(1), sr, bit).unwrap(),
+                b1
+            );
+            xor ^= b1;
+        }
+        assert_eq!(cover.bit(bit), Some(xor));
+    }
+    let reveal =
+        X::pad_bit_reveal_server(roster, ServerId(2), &w.server_keys[2], ClientId(0), &mut r)
+            .unwrap();
+    let bytes = reveal.to_bytes();
+    // A server lying about the DH value (any byte of the value or proof changed).
+    for p in 9..bytes.len() {
+        let mut b = bytes.clone();
+        b[p] ^= 0x02;
+        if let Ok(t) = DhReveal::<Ristretto255>::from_bytes(&b) {
+            assert_eq!(
+                X::verify_pad_bit(roster, &t, sr, 5),
+                Err(DcError::InvalidDhReveal {
+                    prover: Party::Server(ServerId(2))
+                }),
+                "byte {p}"
+            );
+        }
+    }
+    // Re-labelled for another pair: rejected.
+    let mut b = bytes.clone();
+    b[1] = 1; // client 1 instead of 0
+    let t = DhReveal::<Ristretto255>::from_bytes(&b).unwrap();
+    assert!(X::verify_pad_bit(roster, &t, sr, 5).is_err());
+    // A client proving with the wrong key (claims to be client 2 with client 0's secret).
+    let liar =
+        X::pad_bit_reveal_client(roster, ClientId(2), &w.client_keys[0], ServerId(0), &mut r)
+            .unwrap();
+    assert_eq!(
+        X::verify_pad_bit(roster, &liar, sr, 5),
+        Err(DcError::InvalidDhReveal {
+            prover: Party::Client(ClientId(2))
+        })
+    );
+    // Bit index out of range; garbage encodings.
+    assert!(X::verify_pad_bit(roster, &reveal, sr, X::frame_len(200) as u64 * 8).is_err());
+    for len in [0, 1, 50, DhReveal::<Ristretto255>::encoded_len() + 1] {
+        assert!(DhReveal::<Ristretto255>::from_bytes(&vec![0u8; len]).is_err());
+    }
+    let mut b = bytes.clone();
+    b[0] = 7;
+    assert!(DhReveal::<Ristretto255>::from_bytes(&b).is_err());
+    let _ = Ristretto255::generator();
+}
