@@ -1,11 +1,16 @@
-//! Pieces shared by the ElGamal-style and pairing-based suites: the slot/round a ciphertext
-//! belongs to, the participant roles that errors name, and the suites' typed errors.
+//! Pieces shared by the ElGamal-style and pairing-based suites' direct APIs: the slot/round a
+//! ciphertext belongs to, the participant roles that errors name, the suites' typed errors
+//! (mapped to [`crate::DcError`] by the [`crate::Ciphersuite`] implementations) and a validating
+//! wire reader.
 
 use thiserror::Error;
 use verdict_group::{Group, Scalar};
 use verdict_nizk::{Context, DecodeError, Encoded, Proof, Shape};
 
-/// Which slot of which round of which session a ciphertext belongs to, and its size.
+/// Which slot of which round of which session a ciphertext belongs to, and its size in group
+/// elements: the lower-level counterpart of [`crate::SlotRound`] (whose `len` counts plaintext
+/// bytes) used by the suites' direct APIs ([`crate::elgamal::ElGamalSlot`],
+/// [`crate::pairing::PairingSlot`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SlotParams {
     /// Session identifier (hash of roster, policy and nonce).
