@@ -118,17 +118,21 @@ fn pair_key<G: Group>(
     Zeroizing::new(blake3::derive_key(PAIR_CONTEXT, &material))
 }
 
-fn pad_stream<G: Group>(
-    key: &[u8; 32],
-    session: &SessionId,
-    slot: SlotRound,
-) -> blake3::OutputReader {
-    let mut h = blake3::Hasher::new_keyed(key);
+/// The suite-and-session prefix hashed into every pad stream of a session:
+/// `"pad" ‖ u64le(|suite|) ‖ suite ‖ session`.
+fn pad_prefix<G: Group>(session: &SessionId) -> Vec<u8> {
     let suite = Xor::<G>::ID.to_bytes();
-    h.update(b"pad");
-    h.update(&(suite.len() as u64).to_le_bytes());
-    h.update(&suite);
-    h.update(&session.0);
+    let mut p = Vec::with_capacity(3 + 8 + suite.len() + 32);
+    p.extend_from_slice(b"pad");
+    p.extend_from_slice(&(suite.len() as u64).to_le_bytes());
+    p.extend_from_slice(&suite);
+    p.extend_from_slice(&session.0);
+    p
+}
+
+fn pad_stream(key: &[u8; 32], prefix: &[u8], slot: SlotRound) -> blake3::OutputReader {
+    let mut h = blake3::Hasher::new_keyed(key);
+    h.update(prefix);
     h.update(&slot.to_bytes());
     h.finalize_xof()
 }
@@ -139,12 +143,26 @@ fn xor_into(dst: &mut [u8], src: &[u8]) {
     }
 }
 
-/// `out ^= ⊕ streams`, chunk by chunk so the scratch buffer stays in cache.
+/// `out = ⊕ streams`, chunk by chunk so the scratch buffer stays in cache: the first stream
+/// is written straight into the output, the others are XORed in.
 fn xor_streams(out: &mut [u8], mut readers: Vec<blake3::OutputReader>) {
-    let mut tmp = vec![0u8; CHUNK.min(out.len())];
+    let Some((first, rest)) = readers.split_first_mut() else {
+        out.fill(0);
+        return;
+    };
+    let mut tmp = vec![
+        0u8;
+        if rest.is_empty() {
+            0
+        } else {
+            CHUNK.min(out.len())
+        }
+    ];
+    let cap = tmp.len();
     for chunk in out.chunks_mut(CHUNK) {
-        let tmp = &mut tmp[..chunk.len()];
-        for r in &mut readers {
+        first.fill(chunk);
+        let tmp = &mut tmp[..chunk.len().min(cap)];
+        for r in rest.iter_mut() {
             r.fill(tmp);
             xor_into(chunk, tmp);
         }
@@ -241,7 +259,7 @@ impl<G: Group> Xor<G> {
         if bit / 8 >= Self::frame_len(slot.len) as u64 {
             return Err(DcError::InvalidParameters("bit index outside the slot"));
         }
-        let mut r = pad_stream::<G>(key, session, slot);
+        let mut r = pad_stream(key, &pad_prefix::<G>(session), slot);
         r.set_position(bit / 8);
         let mut b = [0u8; 1];
         r.fill(&mut b);
@@ -281,10 +299,8 @@ impl<G: Group> Xor<G> {
 
     fn pads(keys: &[&PairKey], session: &SessionId, slot: SlotRound) -> Vec<u8> {
         let mut out = vec![0u8; Self::frame_len(slot.len)];
-        let readers = keys
-            .iter()
-            .map(|k| pad_stream::<G>(k, session, slot))
-            .collect();
+        let prefix = pad_prefix::<G>(session);
+        let readers = keys.iter().map(|k| pad_stream(k, &prefix, slot)).collect();
         xor_streams(&mut out, readers);
         out
     }

@@ -22,7 +22,7 @@ fn integrity_ristretto255() {
 
 #[test]
 fn integrity_ristretto255_100_clients() {
-    common::integrity_matrix::<HgR>(&[10], &[100], &[1000], 2);
+    common::integrity_matrix::<HgR>(&[1, 3, 10], &[100], &[1000, 0, 3000], 2);
 }
 
 #[test]
@@ -210,4 +210,17 @@ fn ciphertext_sizes() {
             HgP::client_ciphertext_len(len)
         );
     }
+}
+
+/// Secret state never shows up in `Debug` output.
+#[test]
+fn debug_is_redacted() {
+    let mut r = common::rng(14);
+    let w = common::setup::<HgR>(2, 1, 1, &mut r);
+    let c = format!("{:?}", w.clients[0]);
+    let s = format!("{:?}", w.servers[0]);
+    let k = format!("{:?}", w.client_keys[0]);
+    assert!(c.contains("client") && !c.contains("sigma"), "{c}");
+    assert!(s.contains("server") && !s.contains("secrets"), "{s}");
+    assert!(!k.contains("secret"), "{k}");
 }

@@ -172,3 +172,84 @@ fn provable_pad_bits() {
     assert!(DhReveal::<Ristretto255>::from_bytes(&b).is_err());
     let _ = Ristretto255::generator();
 }
+
+/// The hybrid blame path end to end: a disruptor flips output bits; the owner picks a bit where
+/// it sent 0 and the output shows 1; the servers publish every client's pad bits; the client
+/// whose ciphertext bit is not the XOR of its pad bits is the suspect. A server that lies about
+/// a pad bit to frame an honest client is exposed by the client's provable reveal.
+#[test]
+fn blame_trace_finds_the_disruptor_and_a_lying_server() {
+    let mut r = common::rng(27);
+    let (n, m) = (5usize, 3usize);
+    let w = common::setup::<X>(n, m, 1, &mut r);
+    let roster = w.session.roster();
+    let sr = SlotRound::new(0, 9, 40);
+    let slot = PreparedSlot::new(&w.session, sr).unwrap();
+    let owner = 2;
+    let msg = b"attack at dawn";
+    let mut cts = common::client_ciphertexts(&w, &slot, Some((owner, msg)), &mut r);
+    // Client 4 disrupts: flips a range of bits in its ciphertext.
+    let disruptor = 4;
+    for b in &mut cts[disruptor].bytes[4..20] {
+        *b ^= 0xa5;
+    }
+    let acc: Vec<_> = cts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (ClientId(i as u32), c))
+        .collect();
+    let scts: Vec<_> = w
+        .servers
+        .iter()
+        .map(|s| X::server_ciphertext(&w.session, &slot, s, &acc, &mut r).unwrap())
+        .collect();
+    let srefs: Vec<&XorCiphertext> = scts.iter().collect();
+    assert!(matches!(
+        X::reveal(&w.session, &slot, &acc, &srefs),
+        Err(DcError::CorruptReveal(_))
+    ));
+    // The owner recomputes the output and its own frame, and picks a bit it sent as 0 that
+    // came out as 1.
+    let mut output = vec![0u8; X::frame_len(40)];
+    for c in cts.iter().chain(scts.iter()) {
+        for (o, b) in output.iter_mut().zip(&c.bytes) {
+            *o ^= *b;
+        }
+    }
+    let mut frame = vec![0u8; X::frame_len(40)];
+    frame[..4].copy_from_slice(&(msg.len() as u32).to_be_bytes());
+    frame[4..4 + msg.len()].copy_from_slice(msg);
+    let bit = (0..(frame.len() as u64 * 8))
+        .find(|&b| {
+            let (i, k) = ((b / 8) as usize, b % 8);
+            (frame[i] >> k) & 1 == 0 && (output[i] >> k) & 1 == 1
+        })
+        .expect("a 0 → 1 flip exists");
+    // Tracing: servers publish pad bits; the suspect's ciphertext bit differs from their XOR.
+    let pad = |i: usize, j: usize| {
+        X::server_pad_bit(&w.session, &w.servers[j], ClientId(i as u32), sr, bit).unwrap()
+    };
+    let suspects: Vec<usize> = (0..n)
+        .filter(|&i| {
+            let expected = (0..m).fold(false, |a, j| a ^ pad(i, j));
+            cts[i].bit(bit) != Some(expected)
+        })
+        .collect();
+    // The owner's own bit is also "unexpected" in that position only if its message bit is 1,
+    // which the owner chose to be 0 — so the suspect is exactly the disruptor.
+    assert_eq!(suspects, vec![disruptor]);
+    // Servers' own ciphertext bits match their published pad bits.
+    for (j, sct) in scts.iter().enumerate() {
+        let expected = (0..n).fold(false, |a, i| a ^ pad(i, j));
+        assert_eq!(sct.bit(bit), Some(expected));
+    }
+    // Rebuttal: server 1 lies about its pad bit with honest client 0, framing it; client 0
+    // reveals its DH secret with server 1, and everyone sees the server lied.
+    let claimed_by_server = !pad(0, 1);
+    let reveal =
+        X::pad_bit_reveal_client(roster, ClientId(0), &w.client_keys[0], ServerId(1), &mut r)
+            .unwrap();
+    let proven = X::verify_pad_bit(roster, &reveal, sr, bit).unwrap();
+    assert_ne!(proven, claimed_by_server, "the server's claim is refuted");
+    assert_eq!(proven, pad(0, 1));
+}
