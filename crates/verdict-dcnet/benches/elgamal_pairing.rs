@@ -12,7 +12,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use verdict_dcnet::elgamal::ElGamal;
-use verdict_dcnet::pairing::gt_table::GtTable;
+use verdict_dcnet::pairing::gt_table::{ChunkBits, GtTable};
 use verdict_dcnet::pairing::{Chunk16, Pairing};
 use verdict_dcnet::{
     Ciphersuite, ClientId, PreparedSlot, Roster, ServerId, Session, SessionId, SlotRound,
@@ -134,12 +134,35 @@ fn pairing(c: &mut Criterion) {
     bench_suite::<Pairing<Chunk16>>(c, "pairing-chunk16", &[2, 16, 60], 4);
 }
 
+/// The GT chunk codec: encoding, 16-bit lookup, 24-bit baby-step/giant-step (best, middle and
+/// worst case: 1, 128 and 256 giant steps).
+fn gt_chunks(c: &mut Criterion) {
+    let t = GtTable::global();
+    let mut g = c.benchmark_group("dcnet/gt-chunks");
+    g.bench_function("encode", |b| {
+        b.iter(|| t.encode_chunk(ChunkBits::B24, 0x00ab_cdef).unwrap())
+    });
+    let e16 = t.encode_chunk(ChunkBits::B16, 0x1234).unwrap();
+    g.bench_function("decode16", |b| {
+        b.iter(|| t.decode_chunk(ChunkBits::B16, &e16).unwrap())
+    });
+    for v in [0x1234u32, 0x80_0000, 0xff_ffff] {
+        let e = t.encode_chunk(ChunkBits::B24, v).unwrap();
+        g.bench_with_input(
+            BenchmarkId::new("decode24", format!("{v:#x}")),
+            &e,
+            |b, e| b.iter(|| t.decode_chunk(ChunkBits::B24, e).unwrap()),
+        );
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(200))
         .measurement_time(Duration::from_millis(800));
-    targets = elgamal, pairing
+    targets = gt_chunks, elgamal, pairing
 }
 criterion_main!(benches);
