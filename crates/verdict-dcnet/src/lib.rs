@@ -1,10 +1,13 @@
 #![doc = include_str!("../README.md")]
 
 pub mod dh;
+pub mod elgamal;
 pub mod error;
 pub mod hashing_generator;
 pub mod ids;
+pub mod pairing;
 pub mod suite;
+pub mod verifiable;
 pub mod xor;
 
 /// Design notes: every suite's formulas, costs, proof shapes, batching, churn, disputes, the

@@ -1,0 +1,108 @@
+//! The ElGamal-style suite through the generic harness, on ristretto255 and P-256.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use verdict_dcnet::elgamal::ElGamal;
+use verdict_dcnet::{Ciphersuite, ClientId, DcError, PreparedSlot, SlotRound, Verifiable};
+use verdict_group::{Group, P256, Ristretto255, Scalar, framing};
+
+type EgR = ElGamal<Ristretto255>;
+type EgP = ElGamal<P256>;
+
+#[test]
+fn integrity_ristretto255() {
+    common::integrity_matrix::<EgR>(&[1, 3], &[2, 10], &[0, 1, 100, 1000], 1);
+}
+
+#[test]
+fn integrity_p256() {
+    common::integrity_matrix::<EgP>(&[1, 3], &[2, 10], &[0, 30, 300], 2);
+}
+
+#[test]
+fn churn_ristretto255() {
+    common::churn::<EgR>(8, 3, 200, 3, 3);
+}
+
+#[test]
+fn shape() {
+    common::shape::<EgR>(&[0, 29, 200], 4);
+    common::shape::<EgP>(&[0, 100], 5);
+}
+
+#[test]
+fn bad_input() {
+    common::bad_input::<EgR>(100, 6);
+    common::bad_input::<EgP>(60, 7);
+}
+
+#[test]
+fn soundness_ristretto255() {
+    common::soundness::<EgR>(5, 3, 100, 8);
+}
+
+#[test]
+fn soundness_p256() {
+    common::soundness::<EgP>(4, 2, 60, 9);
+}
+
+#[test]
+fn suite_ids_are_versioned() {
+    assert_eq!(EgR::ID.to_string(), "verdict/elgamal/ristretto255/v1");
+    assert_eq!(
+        EgP::ID.to_string(),
+        format!("verdict/elgamal/{}/v1", <P256 as Group>::NAME)
+    );
+}
+
+/// Figure 6 analog: 2L ciphertext elements plus the proof (2L + 1 commitments, L + 1
+/// responses, one challenge).
+#[test]
+fn ciphertext_sizes() {
+    for len in [0usize, 26, 1000, 4096] {
+        let l = framing::elements_needed::<Ristretto255>(len);
+        assert_eq!(
+            EgR::client_ciphertext_len(len),
+            32 * (2 * l + 2 * l + 1 + l + 1 + 1)
+        );
+        assert_eq!(EgR::server_ciphertext_len(len), 32 * l + 96);
+        println!(
+            "len {len:>5} B: ElGamal/ristretto255 client {:>6} B ({:.1}x), server {:>6} B",
+            EgR::client_ciphertext_len(len),
+            EgR::client_ciphertext_len(len) as f64 / len.max(1) as f64,
+            EgR::server_ciphertext_len(len),
+        );
+    }
+}
+
+/// The attack that makes eager verification necessary: a client submits a multiple of an
+/// honest client's (R, C) with that client's proof; rejected and named.
+#[test]
+fn malleated_copy_is_named() {
+    type S = <Ristretto255 as Group>::Scalar;
+    let mut r = common::rng(10);
+    let w = common::setup::<EgR>(3, 2, 1, &mut r);
+    let slot = PreparedSlot::new(&w.session, SlotRound::new(0, 1, 20)).unwrap();
+    let honest = EgR::cover(&w.session, &slot, &w.clients[0], &mut r).unwrap();
+    let mut bytes = EgR::encode_client_ciphertext(&honest);
+    let lambda = S::from_u64(3);
+    let l = honest.len();
+    for (k, p) in honest
+        .randomness()
+        .iter()
+        .chain(honest.payload())
+        .enumerate()
+    {
+        let q = *p.point() * lambda;
+        bytes[32 * k..32 * (k + 1)].copy_from_slice(q.to_bytes().as_ref());
+    }
+    assert!(2 * l * 32 <= bytes.len());
+    let evil = EgR::decode_client_ciphertext(20, &bytes).unwrap();
+    assert_eq!(
+        EgR::verify_client(&w.session, &slot, ClientId(2), &evil),
+        Err(DcError::InvalidClientProof {
+            client: ClientId(2)
+        })
+    );
+}
