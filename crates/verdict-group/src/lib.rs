@@ -1,6 +1,9 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[macro_use]
+mod ops;
+
 pub mod error;
 pub mod fixed_base;
 pub mod framing;

@@ -43,8 +43,7 @@
 //!   information about the scalar. Use P-256 where that is acceptable (benchmarks, comparisons,
 //!   deployments without local timing adversaries) and ristretto255 otherwise.
 
-use core::iter::Sum;
-use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use core::ops::{Mul, MulAssign};
 use std::sync::OnceLock;
 
 use ark_ec::short_weierstrass::SWCurveConfig;
@@ -112,86 +111,28 @@ impl From<Affine> for Point {
     }
 }
 
-macro_rules! forward_binop {
-    ($ty:ident, $tr:ident, $m:ident, $rhs:ty, $out:ty, |$a:ident, $b:ident| $e:expr) => {
-        impl $tr<$rhs> for $ty {
-            type Output = $out;
-            #[inline]
-            fn $m(self, $b: $rhs) -> $out {
-                let $a = self;
-                $e
-            }
-        }
-    };
-}
+scalar_newtype_ops!(Scalar);
+point_newtype_ops!(Point);
 
-forward_binop!(Scalar, Add, add, Scalar, Scalar, |a, b| Scalar(a.0 + b.0));
-forward_binop!(Scalar, Add, add, &Scalar, Scalar, |a, b| Scalar(a.0 + b.0));
-forward_binop!(Scalar, Sub, sub, Scalar, Scalar, |a, b| Scalar(a.0 - b.0));
-forward_binop!(Scalar, Mul, mul, Scalar, Scalar, |a, b| Scalar(a.0 * b.0));
-forward_binop!(Scalar, Mul, mul, &Scalar, Scalar, |a, b| Scalar(a.0 * b.0));
-forward_binop!(Point, Add, add, Point, Point, |a, b| Point(a.0 + b.0));
-forward_binop!(Point, Add, add, &Point, Point, |a, b| Point(a.0 + b.0));
-forward_binop!(Point, Sub, sub, Point, Point, |a, b| Point(a.0 - b.0));
 // Nothing here is constant time (arkworks never is), so `Mul` takes the fastest path: the
 // width-5 wNAF of `mul_vartime`, ≈1.8× faster than arkworks' double-and-add.
-forward_binop!(Point, Mul, mul, Scalar, Point, |a, b| Group::mul_vartime(
-    &a, &b
-));
-forward_binop!(Point, Mul, mul, &Scalar, Point, |a, b| Group::mul_vartime(
-    &a, b
-));
-
-impl Neg for Scalar {
-    type Output = Scalar;
-    fn neg(self) -> Scalar {
-        Scalar(-self.0)
-    }
-}
-impl AddAssign for Scalar {
-    fn add_assign(&mut self, rhs: Scalar) {
-        self.0 += rhs.0;
-    }
-}
-impl SubAssign for Scalar {
-    fn sub_assign(&mut self, rhs: Scalar) {
-        self.0 -= rhs.0;
-    }
-}
-impl MulAssign for Scalar {
-    fn mul_assign(&mut self, rhs: Scalar) {
-        self.0 *= rhs.0;
-    }
-}
-impl Sum for Scalar {
-    fn sum<I: Iterator<Item = Scalar>>(iter: I) -> Scalar {
-        Scalar(iter.map(|s| s.0).sum())
-    }
-}
-impl Neg for Point {
+impl Mul<Scalar> for Point {
     type Output = Point;
-    fn neg(self) -> Point {
-        Point(-self.0)
+    #[inline]
+    fn mul(self, rhs: Scalar) -> Point {
+        Group::mul_vartime(&self, &rhs)
     }
 }
-impl AddAssign for Point {
-    fn add_assign(&mut self, rhs: Point) {
-        self.0 += rhs.0;
-    }
-}
-impl SubAssign for Point {
-    fn sub_assign(&mut self, rhs: Point) {
-        self.0 -= rhs.0;
+impl Mul<&Scalar> for Point {
+    type Output = Point;
+    #[inline]
+    fn mul(self, rhs: &Scalar) -> Point {
+        Group::mul_vartime(&self, rhs)
     }
 }
 impl MulAssign<Scalar> for Point {
     fn mul_assign(&mut self, rhs: Scalar) {
         *self = Group::mul_vartime(self, &rhs);
-    }
-}
-impl Sum for Point {
-    fn sum<I: Iterator<Item = Point>>(iter: I) -> Point {
-        Point(iter.fold(Projective::ZERO, |acc, p| acc + p.0))
     }
 }
 

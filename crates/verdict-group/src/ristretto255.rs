@@ -11,8 +11,7 @@
 //! - Constant time: `Mul<Scalar>`, [`Group::mul_generator`] and the fixed-base table are
 //!   constant time (dalek); `*_vartime`, hashing and embedding are not.
 
-use core::iter::Sum;
-use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use core::ops::{Mul, MulAssign};
 
 use curve25519_dalek::constants::RISTRETTO_BASEPOINT_TABLE;
 use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoBasepointTable, RistrettoPoint};
@@ -52,80 +51,26 @@ impl Point {
     }
 }
 
-macro_rules! forward_binop {
-    ($ty:ident, $tr:ident, $m:ident, $rhs:ty, $out:ty, |$a:ident, $b:ident| $e:expr) => {
-        impl $tr<$rhs> for $ty {
-            type Output = $out;
-            #[inline]
-            fn $m(self, $b: $rhs) -> $out {
-                let $a = self;
-                $e
-            }
-        }
-    };
-}
+scalar_newtype_ops!(Scalar);
+point_newtype_ops!(Point);
 
-forward_binop!(Scalar, Add, add, Scalar, Scalar, |a, b| Scalar(a.0 + b.0));
-forward_binop!(Scalar, Add, add, &Scalar, Scalar, |a, b| Scalar(a.0 + b.0));
-forward_binop!(Scalar, Sub, sub, Scalar, Scalar, |a, b| Scalar(a.0 - b.0));
-forward_binop!(Scalar, Mul, mul, Scalar, Scalar, |a, b| Scalar(a.0 * b.0));
-forward_binop!(Scalar, Mul, mul, &Scalar, Scalar, |a, b| Scalar(a.0 * b.0));
-forward_binop!(Point, Add, add, Point, Point, |a, b| Point(a.0 + b.0));
-forward_binop!(Point, Add, add, &Point, Point, |a, b| Point(a.0 + b.0));
-forward_binop!(Point, Sub, sub, Point, Point, |a, b| Point(a.0 - b.0));
-forward_binop!(Point, Mul, mul, Scalar, Point, |a, b| Point(a.0 * b.0));
-forward_binop!(Point, Mul, mul, &Scalar, Point, |a, b| Point(a.0 * b.0));
-
-impl Neg for Scalar {
-    type Output = Scalar;
-    fn neg(self) -> Scalar {
-        Scalar(-self.0)
-    }
-}
-impl AddAssign for Scalar {
-    fn add_assign(&mut self, rhs: Scalar) {
-        self.0 += rhs.0;
-    }
-}
-impl SubAssign for Scalar {
-    fn sub_assign(&mut self, rhs: Scalar) {
-        self.0 -= rhs.0;
-    }
-}
-impl MulAssign for Scalar {
-    fn mul_assign(&mut self, rhs: Scalar) {
-        self.0 *= rhs.0;
-    }
-}
-impl Sum for Scalar {
-    fn sum<I: Iterator<Item = Scalar>>(iter: I) -> Scalar {
-        Scalar(iter.map(|s| s.0).sum())
-    }
-}
-impl Neg for Point {
+impl Mul<Scalar> for Point {
     type Output = Point;
-    fn neg(self) -> Point {
-        Point(-self.0)
+    #[inline]
+    fn mul(self, rhs: Scalar) -> Point {
+        Point(self.0 * rhs.0)
     }
 }
-impl AddAssign for Point {
-    fn add_assign(&mut self, rhs: Point) {
-        self.0 += rhs.0;
-    }
-}
-impl SubAssign for Point {
-    fn sub_assign(&mut self, rhs: Point) {
-        self.0 -= rhs.0;
+impl Mul<&Scalar> for Point {
+    type Output = Point;
+    #[inline]
+    fn mul(self, rhs: &Scalar) -> Point {
+        Point(self.0 * rhs.0)
     }
 }
 impl MulAssign<Scalar> for Point {
     fn mul_assign(&mut self, rhs: Scalar) {
         self.0 *= rhs.0;
-    }
-}
-impl Sum for Point {
-    fn sum<I: Iterator<Item = Point>>(iter: I) -> Point {
-        Point(iter.map(|p| p.0).sum())
     }
 }
 

@@ -1,8 +1,5 @@
 //! The scalar field `Fr` shared by G1, G2 and GT.
 
-use core::iter::Sum;
-use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
-
 use ark_bls12_381::Fr;
 use ark_ff::{AdditiveGroup, BigInt, BigInteger, Field, MontFp, PrimeField, Zero};
 use rand_core::{CryptoRng, RngCore};
@@ -55,38 +52,7 @@ fn reduce_256_be(bytes: &[u8]) -> Fr {
     Fr::from_bigint(v).unwrap_or_default()
 }
 
-forward_binop!(Scalar, Add, add, Scalar, Scalar, |a, b| Scalar(a.0 + b.0));
-forward_binop!(Scalar, Add, add, &Scalar, Scalar, |a, b| Scalar(a.0 + b.0));
-forward_binop!(Scalar, Sub, sub, Scalar, Scalar, |a, b| Scalar(a.0 - b.0));
-forward_binop!(Scalar, Mul, mul, Scalar, Scalar, |a, b| Scalar(a.0 * b.0));
-forward_binop!(Scalar, Mul, mul, &Scalar, Scalar, |a, b| Scalar(a.0 * b.0));
-
-impl Neg for Scalar {
-    type Output = Scalar;
-    fn neg(self) -> Scalar {
-        Scalar(-self.0)
-    }
-}
-impl AddAssign for Scalar {
-    fn add_assign(&mut self, rhs: Scalar) {
-        self.0 += rhs.0;
-    }
-}
-impl SubAssign for Scalar {
-    fn sub_assign(&mut self, rhs: Scalar) {
-        self.0 -= rhs.0;
-    }
-}
-impl MulAssign for Scalar {
-    fn mul_assign(&mut self, rhs: Scalar) {
-        self.0 *= rhs.0;
-    }
-}
-impl Sum for Scalar {
-    fn sum<I: Iterator<Item = Scalar>>(iter: I) -> Scalar {
-        Scalar(iter.map(|s| s.0).sum())
-    }
-}
+scalar_newtype_ops!(Scalar);
 
 impl crate::traits::Scalar for Scalar {
     const ENCODED_LEN: usize = 32;
