@@ -15,10 +15,11 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, SecretScalar};
-use verdict_nizk::{Context, Dleq, Encoded, Proof, Shape, Statement};
+use verdict_nizk::{Context, Dleq, Encoded, Proof, Shape, SigningKey, Statement, VerifyingKey};
 
 use crate::error::{DcError, WireError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SuiteId};
+use crate::suite::{Ciphersuite, Roster};
 
 const PURPOSE: &[u8] = b"verdict/dcnet/dh-reveal";
 const SHAPE: Shape = Shape {
@@ -57,6 +58,55 @@ fn context(
 }
 
 impl<G: Group> DhReveal<G> {
+    /// Client `client` of `roster` reveals, provably, its DH value with server `server` (the
+    /// server's key is looked up in the roster; the suite id comes from `C`).
+    pub fn reveal_client<C, R>(
+        roster: &Roster<C>,
+        client: ClientId,
+        key: &SigningKey<G>,
+        server: ServerId,
+        rng: &mut R,
+    ) -> Result<Self, DcError>
+    where
+        C: Ciphersuite<PublicKey = VerifyingKey<G>>,
+        R: RngCore + CryptoRng + ?Sized,
+    {
+        let z = roster.server(server)?;
+        Self::prove_client(
+            &C::ID,
+            roster.session(),
+            client,
+            server,
+            key.secret(),
+            z.point(),
+            rng,
+        )
+    }
+
+    /// Server `server` of `roster` reveals, provably, its DH value with client `client`.
+    pub fn reveal_server<C, R>(
+        roster: &Roster<C>,
+        server: ServerId,
+        key: &SigningKey<G>,
+        client: ClientId,
+        rng: &mut R,
+    ) -> Result<Self, DcError>
+    where
+        C: Ciphersuite<PublicKey = VerifyingKey<G>>,
+        R: RngCore + CryptoRng + ?Sized,
+    {
+        let x = roster.client(client)?;
+        Self::prove_server(
+            &C::ID,
+            roster.session(),
+            client,
+            server,
+            key.secret(),
+            x.point(),
+            rng,
+        )
+    }
+
     /// Client `client` (secret `x`) reveals its DH value with server `server` (key `server_key`).
     #[allow(clippy::too_many_arguments)]
     pub fn prove_client<R: RngCore + CryptoRng + ?Sized>(

@@ -291,16 +291,7 @@ impl<G: MessageGroup> HashingGenerator<G> {
         server: ServerId,
         rng: &mut R,
     ) -> Result<DhReveal<G>, DcError> {
-        let z = roster.server(server)?;
-        DhReveal::prove_client(
-            &Self::ID,
-            roster.session(),
-            client,
-            server,
-            key.secret(),
-            z.point(),
-            rng,
-        )
+        DhReveal::reveal_client(roster, client, key, server, rng)
     }
 
     /// Server `server` reveals its DH value with `client` to settle a commitment dispute.
@@ -311,16 +302,7 @@ impl<G: MessageGroup> HashingGenerator<G> {
         client: ClientId,
         rng: &mut R,
     ) -> Result<DhReveal<G>, DcError> {
-        let x = roster.client(client)?;
-        DhReveal::prove_server(
-            &Self::ID,
-            roster.session(),
-            client,
-            server,
-            key.secret(),
-            x.point(),
-            rng,
-        )
+        DhReveal::reveal_server(roster, server, key, client, rng)
     }
 
     /// Settles a commitment dispute for the pair named in `reveal`: verifies the revealed DH

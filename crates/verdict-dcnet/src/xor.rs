@@ -202,16 +202,7 @@ impl<G: Group> Xor<G> {
         server: ServerId,
         rng: &mut R,
     ) -> Result<DhReveal<G>, DcError> {
-        let z = roster.server(server)?;
-        DhReveal::prove_client(
-            &Self::ID,
-            roster.session(),
-            client,
-            server,
-            key.secret(),
-            z.point(),
-            rng,
-        )
+        DhReveal::reveal_client(roster, client, key, server, rng)
     }
 
     /// Server `server` reveals its DH secret with `client`, provably.
@@ -222,16 +213,7 @@ impl<G: Group> Xor<G> {
         client: ClientId,
         rng: &mut R,
     ) -> Result<DhReveal<G>, DcError> {
-        let x = roster.client(client)?;
-        DhReveal::prove_server(
-            &Self::ID,
-            roster.session(),
-            client,
-            server,
-            key.secret(),
-            x.point(),
-            rng,
-        )
+        DhReveal::reveal_server(roster, server, key, client, rng)
     }
 
     /// Verifies `reveal` and recomputes the pad bit of its pair at position `bit` of `slot`.
