@@ -88,6 +88,14 @@ fn raw(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("g1_msm", n), &n, |b, _| {
             b.iter(|| G1Projective::msm_unchecked(black_box(&points), black_box(&scalars)))
         });
+        // The same inputs the wrapper gets: projective points, normalized inside the timing.
+        let projective: Vec<G1Projective> = points.iter().map(|p| (*p).into()).collect();
+        g.bench_with_input(BenchmarkId::new("g1_msm_from_projective", n), &n, |b, _| {
+            b.iter(|| {
+                let affine = G1Projective::normalize_batch(black_box(&projective));
+                G1Projective::msm_unchecked(&affine, black_box(&scalars))
+            })
+        });
     }
     g.finish();
 }

@@ -45,6 +45,13 @@ fn raw(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("msm_vartime", n), &n, |b, _| {
             b.iter(|| Projective::msm(black_box(&bases), black_box(&scalars)))
         });
+        // The same inputs the wrapper gets: projective points, normalized inside the timing.
+        g.bench_with_input(BenchmarkId::new("msm_from_projective", n), &n, |b, _| {
+            b.iter(|| {
+                let bases = Projective::normalize_batch(black_box(&points));
+                Projective::msm(&bases, black_box(&scalars))
+            })
+        });
     }
     g.finish();
 }
