@@ -599,24 +599,6 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
     type ClientCiphertext = ClientCiphertext<G>;
     type ServerCiphertext = ServerCiphertext<G>;
 
-    fn generate_key<R: RngCore + CryptoRng + ?Sized>(
-        rng: &mut R,
-    ) -> (SigningKey<G>, VerifyingKey<G>) {
-        let k = SigningKey::generate(rng);
-        let p = k.verifying_key().clone();
-        (k, p)
-    }
-
-    fn public_key(secret: &SigningKey<G>) -> VerifyingKey<G> {
-        secret.verifying_key().clone()
-    }
-
-    fn generate_pseudonym<R: RngCore + CryptoRng + ?Sized>(
-        rng: &mut R,
-    ) -> (SigningKey<G>, VerifyingKey<G>) {
-        Self::generate_key(rng)
-    }
-
     fn client_setup<R: RngCore + CryptoRng + ?Sized>(
         roster: &Roster<Self>,
         client: ClientId,
@@ -791,22 +773,6 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
             });
         }
         ServerCiphertext::decode(l, bytes).map_err(wire_error)
-    }
-
-    fn encode_public_key(key: &VerifyingKey<G>) -> Vec<u8> {
-        key.to_bytes()
-    }
-
-    fn decode_public_key(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
-        Ok(VerifyingKey::from_bytes(bytes)?)
-    }
-
-    fn encode_pseudonym_key(key: &VerifyingKey<G>) -> Vec<u8> {
-        key.to_bytes()
-    }
-
-    fn decode_pseudonym_key(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
-        Ok(VerifyingKey::from_bytes(bytes)?)
     }
 
     fn encode_client_setup(_msg: &()) -> Vec<u8> {

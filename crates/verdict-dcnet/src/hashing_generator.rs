@@ -473,24 +473,6 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
     type ClientCiphertext = HgClientCiphertext<G>;
     type ServerCiphertext = HgServerCiphertext<G>;
 
-    fn generate_key<R: RngCore + CryptoRng + ?Sized>(
-        rng: &mut R,
-    ) -> (SigningKey<G>, VerifyingKey<G>) {
-        let k = SigningKey::generate(rng);
-        let p = k.verifying_key().clone();
-        (k, p)
-    }
-
-    fn public_key(secret: &SigningKey<G>) -> VerifyingKey<G> {
-        secret.verifying_key().clone()
-    }
-
-    fn generate_pseudonym<R: RngCore + CryptoRng + ?Sized>(
-        rng: &mut R,
-    ) -> (SigningKey<G>, VerifyingKey<G>) {
-        Self::generate_key(rng)
-    }
-
     fn client_setup<R: RngCore + CryptoRng + ?Sized>(
         roster: &Roster<Self>,
         client: ClientId,
@@ -798,22 +780,6 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
             elements: decode_elements(els)?,
             proof: Proof::from_bytes(proof, VDLEQ_SHAPE)?,
         })
-    }
-
-    fn encode_public_key(key: &VerifyingKey<G>) -> Vec<u8> {
-        key.to_bytes()
-    }
-
-    fn decode_public_key(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
-        Ok(VerifyingKey::from_bytes(bytes)?)
-    }
-
-    fn encode_pseudonym_key(key: &VerifyingKey<G>) -> Vec<u8> {
-        key.to_bytes()
-    }
-
-    fn decode_pseudonym_key(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
-        Ok(VerifyingKey::from_bytes(bytes)?)
     }
 
     fn encode_client_setup(msg: &Commitments<G>) -> Vec<u8> {

@@ -614,24 +614,6 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
     type ClientCiphertext = ClientCiphertext;
     type ServerCiphertext = ServerCiphertext;
 
-    fn generate_key<R: RngCore + CryptoRng + ?Sized>(
-        rng: &mut R,
-    ) -> (SigningKey<G2>, VerifyingKey<G2>) {
-        let k = SigningKey::generate(rng);
-        let p = k.verifying_key().clone();
-        (k, p)
-    }
-
-    fn public_key(secret: &SigningKey<G2>) -> VerifyingKey<G2> {
-        secret.verifying_key().clone()
-    }
-
-    fn generate_pseudonym<R: RngCore + CryptoRng + ?Sized>(
-        rng: &mut R,
-    ) -> (SigningKey<G2>, VerifyingKey<G2>) {
-        Self::generate_key(rng)
-    }
-
     fn client_setup<R: RngCore + CryptoRng + ?Sized>(
         roster: &Roster<Self>,
         client: ClientId,
@@ -820,22 +802,6 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
             });
         }
         ServerCiphertext::decode(l, bytes).map_err(wire_error)
-    }
-
-    fn encode_public_key(key: &VerifyingKey<G2>) -> Vec<u8> {
-        key.to_bytes()
-    }
-
-    fn decode_public_key(bytes: &[u8]) -> Result<VerifyingKey<G2>, WireError> {
-        Ok(VerifyingKey::from_bytes(bytes)?)
-    }
-
-    fn encode_pseudonym_key(key: &VerifyingKey<G2>) -> Vec<u8> {
-        key.to_bytes()
-    }
-
-    fn decode_pseudonym_key(bytes: &[u8]) -> Result<VerifyingKey<G2>, WireError> {
-        Ok(VerifyingKey::from_bytes(bytes)?)
     }
 
     fn encode_client_setup(_msg: &()) -> Vec<u8> {

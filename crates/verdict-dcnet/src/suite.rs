@@ -19,7 +19,8 @@
 use core::fmt;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_nizk::Context;
+use verdict_group::Group;
+use verdict_nizk::{Context, SigningKey, VerifyingKey};
 
 use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, ServerId, SessionId, SlotRound, SuiteId};
@@ -40,11 +41,11 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     const VERIFIABLE: bool;
 
     /// A participant's long-term secret key (zeroized on drop, `Debug` redacted).
-    type SecretKey: Send + Sync;
+    type SecretKey: SuiteKey<Public = Self::PublicKey>;
     /// A long-term public key (validated: never the identity).
     type PublicKey: Clone + fmt::Debug + PartialEq + Send + Sync;
     /// A slot owner's pseudonym secret key.
-    type PseudonymSecretKey: Send + Sync;
+    type PseudonymSecretKey: SuiteKey<Public = Self::PseudonymPublicKey>;
     /// A slot's pseudonym public key.
     type PseudonymPublicKey: Clone + fmt::Debug + PartialEq + Send + Sync;
     /// A client's published set-up message (`()` for suites without set-up).
@@ -68,13 +69,19 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     /// A fresh long-term key pair.
     fn generate_key<R: RngCore + CryptoRng + ?Sized>(
         rng: &mut R,
-    ) -> (Self::SecretKey, Self::PublicKey);
+    ) -> (Self::SecretKey, Self::PublicKey) {
+        Self::SecretKey::generate(rng)
+    }
     /// The public key of a secret key.
-    fn public_key(secret: &Self::SecretKey) -> Self::PublicKey;
+    fn public_key(secret: &Self::SecretKey) -> Self::PublicKey {
+        secret.public()
+    }
     /// A fresh pseudonym key pair (normally produced by the pseudonym shuffle).
     fn generate_pseudonym<R: RngCore + CryptoRng + ?Sized>(
         rng: &mut R,
-    ) -> (Self::PseudonymSecretKey, Self::PseudonymPublicKey);
+    ) -> (Self::PseudonymSecretKey, Self::PseudonymPublicKey) {
+        Self::PseudonymSecretKey::generate(rng)
+    }
 
     /// Client set-up (the session hook): derive the client's secret state and the message it
     /// publishes. `key` must be the secret key of `client` in the roster.
@@ -158,13 +165,21 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
         bytes: &[u8],
     ) -> Result<Self::ServerCiphertext, WireError>;
     /// Canonical encoding of a public key.
-    fn encode_public_key(key: &Self::PublicKey) -> Vec<u8>;
+    fn encode_public_key(key: &Self::PublicKey) -> Vec<u8> {
+        Self::SecretKey::encode_public(key)
+    }
     /// Decodes a public key (validated, never the identity).
-    fn decode_public_key(bytes: &[u8]) -> Result<Self::PublicKey, WireError>;
+    fn decode_public_key(bytes: &[u8]) -> Result<Self::PublicKey, WireError> {
+        Self::SecretKey::decode_public(bytes)
+    }
     /// Canonical encoding of a pseudonym public key.
-    fn encode_pseudonym_key(key: &Self::PseudonymPublicKey) -> Vec<u8>;
+    fn encode_pseudonym_key(key: &Self::PseudonymPublicKey) -> Vec<u8> {
+        Self::PseudonymSecretKey::encode_public(key)
+    }
     /// Decodes a pseudonym public key (validated, never the identity).
-    fn decode_pseudonym_key(bytes: &[u8]) -> Result<Self::PseudonymPublicKey, WireError>;
+    fn decode_pseudonym_key(bytes: &[u8]) -> Result<Self::PseudonymPublicKey, WireError> {
+        Self::PseudonymSecretKey::decode_public(bytes)
+    }
     /// Canonical encoding of a client set-up message.
     fn encode_client_setup(msg: &Self::ClientSetup) -> Vec<u8>;
     /// Decodes a client set-up message for `roster`.
@@ -445,6 +460,40 @@ pub fn proof_context<C: Ciphersuite>(
         .with_sender(sender)
         .with_field(b"suite", &C::ID.to_bytes())
         .with_field(b"slot-len", &(slot.len as u64).to_le_bytes())
+}
+
+/// A key type a suite can use for long-term or pseudonym keys: generation, the public half, and
+/// the public half's wire encoding. Implemented for nizk's Schnorr [`SigningKey`], which every
+/// suite here uses; a suite with other keys implements it for them.
+pub trait SuiteKey: Send + Sync + Sized {
+    /// The public half.
+    type Public: Clone + fmt::Debug + PartialEq + Send + Sync;
+    /// A fresh key pair.
+    fn generate<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> (Self, Self::Public);
+    /// The public half of this secret key.
+    fn public(&self) -> Self::Public;
+    /// Canonical encoding of a public key.
+    fn encode_public(key: &Self::Public) -> Vec<u8>;
+    /// Decodes a public key (validated, never the identity).
+    fn decode_public(bytes: &[u8]) -> Result<Self::Public, WireError>;
+}
+
+impl<G: Group> SuiteKey for SigningKey<G> {
+    type Public = VerifyingKey<G>;
+    fn generate<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> (Self, VerifyingKey<G>) {
+        let key = SigningKey::generate(rng);
+        let public = key.verifying_key().clone();
+        (key, public)
+    }
+    fn public(&self) -> VerifyingKey<G> {
+        self.verifying_key().clone()
+    }
+    fn encode_public(key: &VerifyingKey<G>) -> Vec<u8> {
+        key.to_bytes()
+    }
+    fn decode_public(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
+        Ok(VerifyingKey::from_bytes(bytes)?)
+    }
 }
 
 /// Checks an accepted set: every client in the roster, no duplicates. Returns the ids in the
