@@ -1,1 +1,23 @@
 #![doc = include_str!("../README.md")]
+
+pub mod client;
+pub mod config;
+pub mod error;
+pub mod event;
+pub mod policy;
+pub mod server;
+pub(crate) mod setup;
+pub mod sim;
+pub mod slot;
+pub mod suite;
+pub mod wire;
+
+pub use client::{Client, ClientPhase};
+pub use config::{GroupConfig, Member, generate_group};
+pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFault, WireError};
+pub use event::{Event, Transmit};
+pub use policy::{Mode, Policy, Verification, WindowPolicy};
+pub use server::{Server, ServerPhase};
+pub use slot::{Accusation, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput};
+pub use suite::ProtoSuite;
+pub use verdict_dcnet::{ClientId, Party, ServerId, SessionId};

@@ -1,0 +1,684 @@
+//! The client role.
+//!
+//! Sans-IO like the server: [`Client::handle_message`] and [`Client::handle_timeout`] in,
+//! [`Client::poll_transmit`] and [`Client::poll_event`] out, messages queued with
+//! [`Client::submit`].
+//!
+//! **Timing.** An owner ciphertext costs more to build than a cover (message embedding; for
+//! hybrid accusations also a signature), so the time at which a submission is *ready* depends
+//! on whether the client transmits. A driver that cares about timing side channels must release
+//! submissions on a schedule independent of readiness (e.g. at a fixed offset after the round
+//! output), never "as soon as built". The state machine makes this possible: it builds the
+//! submission when the output arrives and the driver decides when to call
+//! [`Client::poll_transmit`].
+
+use core::time::Duration;
+use std::collections::{BTreeMap, VecDeque};
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{Ciphersuite, ClientId, DhReveal, Party, ServerId, SessionId, SlotRound};
+use verdict_nizk::{Signature, SigningKey};
+use verdict_shuffle::keyshuffle::client_submit;
+
+use crate::config::GroupConfig;
+use crate::error::{ApiError, ConfigError, MessageError, WireError};
+use crate::event::{Event, Transmit};
+use crate::policy::Verification;
+use crate::server::{accusation_len, bit_of, build_nets, decode_blame_bits, xor_roster};
+use crate::setup::{SetupLog, client_setup_payload};
+use crate::slot::{
+    Accusation, HEADER_LEN, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput, join_payload,
+    sign_slot,
+};
+use crate::suite::{ClientSecrets, Nets, ProtoSuite, XorOf};
+use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+
+/// What a client is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientPhase {
+    /// The set-up transcript from its upstream server.
+    AwaitingSetup,
+    /// The output of the round it submitted to.
+    AwaitingOutput,
+    /// Excluded, or the session ended: nothing more to do.
+    Done,
+}
+
+struct Ready<S: ProtoSuite> {
+    nets: Nets<S>,
+    secrets: ClientSecrets<S>,
+    slot: Option<u32>,
+    schedule: Schedule,
+    round: u64,
+    /// Per recent round: the open slots and the frame this client XORed into its XOR slot.
+    sent: BTreeMap<u64, (Vec<OpenSlot>, Vec<u8>)>,
+    accusation: Option<Accusation>,
+    rebutted: Vec<Accusation>,
+}
+
+enum State<S: ProtoSuite> {
+    Setup { secrets: Option<ClientSecrets<S>> },
+    Ready(Box<Ready<S>>),
+    Done,
+}
+
+/// A Verdict client.
+pub struct Client<S: ProtoSuite, R: RngCore + CryptoRng> {
+    id: ClientId,
+    key: SigningKey<S::G>,
+    pseudonym: SigningKey<S::G>,
+    config: GroupConfig<S>,
+    session: SessionId,
+    upstream: ServerId,
+    rng: R,
+    state: State<S>,
+    queue: VecDeque<Vec<u8>>,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+}
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Client<S, R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Client")
+            .field("id", &self.id)
+            .field("phase", &self.phase())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
+    /// Client `id` of `config`, holding `key`. Queues its set-up message at once.
+    pub fn new(
+        config: GroupConfig<S>,
+        id: ClientId,
+        key: SigningKey<S::G>,
+        mut rng: R,
+    ) -> Result<Self, ConfigError> {
+        let session = config.validate()?;
+        let me = Party::Client(id);
+        if config.key_of(me) != Some(key.verifying_key()) {
+            return Err(ConfigError::KeyMismatch { member: me });
+        }
+        let upstream = *config
+            .upstream
+            .get(id.0 as usize)
+            .ok_or(ConfigError::BadUpstream { client: id })?;
+        let log = SetupLog::<S>::new(&config, session)
+            .map_err(|_| ConfigError::GroupSize("pseudonym shuffle parameters"))?;
+        let (pseudonym, submission) = client_submit(log.shuffle_params(), id.0, &mut rng)
+            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
+        let (ver, setup) = S::client_setup(log.roster0(), id, &key, &mut rng)
+            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
+        let xor = if config.policy.mode.is_hybrid() {
+            let roster = xor_roster::<S>(log.roster0(), Vec::new())
+                .map_err(|_| ConfigError::GroupSize("roster"))?;
+            Some(
+                XorOf::<S>::client_setup(&roster, id, &key, &mut rng)
+                    .map_err(|_| ConfigError::KeyMismatch { member: me })?
+                    .0,
+            )
+        } else {
+            None
+        };
+        let payload = client_setup_payload(&submission.to_bytes(), &S::encode_client_setup(&setup));
+        let mut client = Self {
+            id,
+            key,
+            pseudonym,
+            config,
+            session,
+            upstream,
+            rng,
+            state: State::Setup {
+                secrets: Some(ClientSecrets { ver, xor }),
+            },
+            queue: VecDeque::new(),
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+        };
+        client.send(Party::Server(upstream), Kind::ClientSetup, 0, payload);
+        Ok(client)
+    }
+
+    /// This client's id.
+    pub fn id(&self) -> ClientId {
+        self.id
+    }
+
+    /// What the client awaits.
+    pub fn phase(&self) -> ClientPhase {
+        match self.state {
+            State::Setup { .. } => ClientPhase::AwaitingSetup,
+            State::Ready(_) => ClientPhase::AwaitingOutput,
+            State::Done => ClientPhase::Done,
+        }
+    }
+
+    /// The slot the shuffle assigned this client (after set-up).
+    pub fn slot(&self) -> Option<u32> {
+        match &self.state {
+            State::Ready(r) => r.slot,
+            _ => None,
+        }
+    }
+
+    /// The round the client last submitted to.
+    pub fn round(&self) -> u64 {
+        match &self.state {
+            State::Ready(r) => r.round,
+            _ => 0,
+        }
+    }
+
+    /// Messages queued and not yet sent.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Largest message this client can ever send in one slot.
+    pub fn max_message_len(&self) -> usize {
+        let overhead = HEADER_LEN + self.signature_overhead();
+        (self.config.policy.max_len as usize).saturating_sub(overhead)
+    }
+
+    fn signature_overhead(&self) -> usize {
+        let lazy_verifiable = !self.config.policy.mode.is_hybrid()
+            && self.config.policy.mode.verification() == Verification::Lazy;
+        if lazy_verifiable {
+            Signature::<S::G>::ENCODED_LEN
+        } else {
+            0
+        }
+    }
+
+    /// Queues a message for anonymous transmission in this client's slot.
+    pub fn submit(&mut self, message: Vec<u8>) -> Result<(), ApiError> {
+        if matches!(self.state, State::Done) {
+            return Err(ApiError::SessionOver);
+        }
+        let max = self.max_message_len();
+        if message.len() > max {
+            return Err(ApiError::MessageTooLong {
+                len: message.len(),
+                max,
+            });
+        }
+        self.queue.push_back(message);
+        Ok(())
+    }
+
+    /// The next transmission.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Clients need no timers: servers drive the rounds. Always `None`.
+    pub fn poll_timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Advances time (no-op: see [`Client::poll_timeout`]).
+    pub fn handle_timeout(&mut self, _now: Duration) {}
+
+    fn send(&mut self, to: Party, kind: Kind, round: u64, payload: Vec<u8>) {
+        let env = Envelope::seal(
+            &self.key,
+            kind,
+            Party::Client(self.id),
+            self.session.0,
+            round,
+            payload,
+            &mut self.rng,
+        );
+        self.transmits.push_back(Transmit {
+            to,
+            bytes: env.to_bytes(),
+        });
+    }
+
+    fn reject(&mut self, e: MessageError) {
+        self.events.push_back(Event::Rejected(e));
+    }
+
+    /// Handles bytes received from `from`.
+    pub fn handle_message(&mut self, from: Party, bytes: &[u8]) {
+        if matches!(self.state, State::Done) {
+            return;
+        }
+        let env = match Envelope::<S::G>::from_bytes(bytes) {
+            Ok(e) => e,
+            Err(source) => return self.reject(MessageError::Malformed { from, source }),
+        };
+        let h = env.header().clone();
+        if h.sender != from || !matches!(from, Party::Server(_)) {
+            return self.reject(MessageError::WrongSender {
+                from,
+                claimed: h.sender,
+            });
+        }
+        if h.session != self.session.0 {
+            return self.reject(MessageError::WrongSession { from });
+        }
+        let Some(key) = self.config.key_of(from) else {
+            return self.reject(MessageError::WrongSender {
+                from,
+                claimed: h.sender,
+            });
+        };
+        if let Err(source) = env.verify(key) {
+            return self.reject(MessageError::Malformed { from, source });
+        }
+        let result = match h.kind {
+            Kind::SetupTranscript if from == Party::Server(self.upstream) => {
+                self.on_setup_transcript(&env)
+            }
+            Kind::RoundOutput if from == Party::Server(self.upstream) => self.on_output(&env),
+            Kind::RebuttalRequest => self.on_rebuttal_request(&env),
+            _ => Err(MessageError::Unexpected {
+                from,
+                kind: "message",
+                round: h.round,
+            }),
+        };
+        if let Err(e) = result {
+            self.reject(e);
+        }
+    }
+
+    fn on_setup_transcript(&mut self, env: &Envelope<S::G>) -> Result<(), MessageError> {
+        let from = env.header().sender;
+        let malformed = |source| MessageError::Malformed { from, source };
+        let State::Setup { secrets } = &mut self.state else {
+            return Err(MessageError::Duplicate {
+                from,
+                kind: "set-up transcript",
+            });
+        };
+        let mut r = Reader::new(&env.payload);
+        let list = r.byte_list().map_err(malformed)?;
+        r.finish().map_err(malformed)?;
+        let mut log = SetupLog::<S>::new(&self.config, self.session)
+            .map_err(|_| malformed(WireError::Invalid("set-up parameters")))?;
+        for bytes in list {
+            let e = Envelope::<S::G>::from_bytes(&bytes).map_err(malformed)?;
+            let key = self
+                .config
+                .key_of(e.header().sender)
+                .ok_or(malformed(WireError::Invalid("set-up sender")))?;
+            e.verify(key).map_err(malformed)?;
+            if e.header().session != self.session.0 {
+                return Err(MessageError::WrongSession { from });
+            }
+            if let Err(f) = log.add(&self.config, e) {
+                self.events.push_back(Event::SetupFailed {
+                    reason: f.reason,
+                    culprits: vec![f.culprit],
+                });
+                self.state = State::Done;
+                return Ok(());
+            }
+        }
+        let Some(outcome) = log.outcome() else {
+            return Err(malformed(WireError::Invalid(
+                "incomplete set-up transcript",
+            )));
+        };
+        let own = outcome
+            .pseudonyms
+            .iter()
+            .position(|p| p == self.pseudonym.verifying_key())
+            .map(|s| s as u32);
+        let nets = match build_nets::<S>(
+            log.roster0(),
+            outcome.pseudonyms,
+            &outcome.client_setups,
+            &outcome.server_setups,
+            self.config.policy.mode.is_hybrid(),
+        ) {
+            Ok(n) => n,
+            Err((culprit, reason)) => {
+                self.events.push_back(Event::SetupFailed {
+                    reason,
+                    culprits: vec![culprit],
+                });
+                self.state = State::Done;
+                return Ok(());
+            }
+        };
+        let Some(secrets) = secrets.take() else {
+            return Ok(());
+        };
+        let slots = nets.ver.roster().pseudonyms().len();
+        self.events.push_back(Event::SetupComplete {
+            slots,
+            own_slot: own,
+        });
+        let schedule = Schedule::new(&self.config.policy, slots, accusation_len::<S>());
+        self.state = State::Ready(Box::new(Ready {
+            nets,
+            secrets,
+            slot: own,
+            schedule,
+            round: 0,
+            sent: BTreeMap::new(),
+            accusation: None,
+            rebutted: Vec::new(),
+        }));
+        self.submit_round();
+        Ok(())
+    }
+
+    /// Builds and queues the submission for the current round.
+    fn submit_round(&mut self) {
+        let hybrid = self.config.policy.mode.is_hybrid();
+        let sig_overhead = self.signature_overhead();
+        let default_len = self.config.policy.default_len;
+        let State::Ready(ready) = &mut self.state else {
+            return;
+        };
+        let round = ready.round;
+        let open = ready.schedule.open_slots();
+        let max_len = ready.schedule.max_len();
+        let mut cts = Vec::with_capacity(open.len());
+        let mut frame = Vec::new();
+        for o in &open {
+            let owner = ready.slot == Some(o.slot);
+            let prepared = match ready.nets.prepare(o, round) {
+                Ok(p) => p,
+                Err(_) => return,
+            };
+            let mut payload = None;
+            if owner {
+                match o.kind {
+                    SlotKind::Verifiable if hybrid => {
+                        if let Some(acc) = ready.accusation.take() {
+                            let content = join_payload(0, &acc.to_bytes());
+                            let sig = sign_slot(
+                                &self.pseudonym,
+                                &self.session,
+                                round,
+                                o.kind,
+                                o.slot,
+                                &content,
+                                &mut self.rng,
+                            );
+                            let mut p = content;
+                            p.extend_from_slice(&sig.to_bytes());
+                            payload = Some(p);
+                        }
+                    }
+                    _ => {
+                        let room = o.len.saturating_sub(HEADER_LEN + sig_overhead);
+                        let fits = self.queue.front().is_some_and(|m| m.len() <= room);
+                        let body = if fits { self.queue.pop_front() } else { None };
+                        // Request the smallest capacity that fits the next queued message, or
+                        // keep the default capacity when nothing more is queued.
+                        let next = match self.queue.front() {
+                            Some(m) => ((HEADER_LEN + sig_overhead + m.len()) as u32)
+                                .clamp(default_len, max_len),
+                            None => default_len,
+                        };
+                        if body.is_some() || !self.queue.is_empty() {
+                            let message = body.unwrap_or_default();
+                            let content = join_payload(next, &message);
+                            let mut p = content.clone();
+                            if sig_overhead > 0 {
+                                let sig = sign_slot(
+                                    &self.pseudonym,
+                                    &self.session,
+                                    round,
+                                    o.kind,
+                                    o.slot,
+                                    &content,
+                                    &mut self.rng,
+                                );
+                                p.extend_from_slice(&sig.to_bytes());
+                            }
+                            payload = Some(p);
+                        }
+                    }
+                }
+            }
+            let owner_arg = payload.as_deref().map(|p| (&self.pseudonym, p));
+            let ct = match ready.nets.client_ciphertext(
+                &ready.secrets,
+                &prepared,
+                owner_arg,
+                &mut self.rng,
+            ) {
+                Ok(ct) => ct,
+                Err(_) => return,
+            };
+            if o.kind == SlotKind::Xor && owner {
+                // The frame this client XORed in: its ciphertext XOR its cover (its pads).
+                frame = match ready.nets.client_ciphertext(
+                    &ready.secrets,
+                    &prepared,
+                    None,
+                    &mut self.rng,
+                ) {
+                    Ok(cover) => ct.iter().zip(&cover).map(|(a, b)| a ^ b).collect(),
+                    Err(_) => Vec::new(),
+                };
+            }
+            cts.push(ct);
+        }
+        ready.sent.insert(round, (open, frame));
+        while ready.sent.len() > 4 {
+            ready.sent.pop_first();
+        }
+        let mut w = Writer::new();
+        write_byte_list(&mut w, &cts);
+        let upstream = Party::Server(self.upstream);
+        self.send(upstream, Kind::Submission, round, w.finish());
+    }
+
+    fn on_output(&mut self, env: &Envelope<S::G>) -> Result<(), MessageError> {
+        let from = env.header().sender;
+        let malformed = |source| MessageError::Malformed { from, source };
+        let m = self.config.num_servers();
+        let hybrid = self.config.policy.mode.is_hybrid();
+        let State::Ready(ready) = &mut self.state else {
+            return Err(MessageError::Unexpected {
+                from,
+                kind: "round output",
+                round: env.header().round,
+            });
+        };
+        let mut r = Reader::new(&env.payload);
+        let bytes = r.bytes().map_err(malformed)?.to_vec();
+        let sigs = r.byte_list().map_err(malformed)?;
+        r.finish().map_err(malformed)?;
+        let result = RoundResult::from_bytes(&bytes).map_err(malformed)?;
+        if result.round != ready.round || env.header().round != ready.round {
+            return Err(MessageError::Unexpected {
+                from,
+                kind: "round output",
+                round: result.round,
+            });
+        }
+        // Every server must have signed this exact output.
+        let digest = *blake3::hash(&bytes).as_bytes();
+        let mut signed = vec![false; m];
+        for s in &sigs {
+            let e = Envelope::<S::G>::from_bytes(s).map_err(malformed)?;
+            let h = e.header();
+            let Party::Server(j) = h.sender else {
+                return Err(malformed(WireError::Invalid("output signer")));
+            };
+            let key = self
+                .config
+                .key_of(h.sender)
+                .ok_or(malformed(WireError::Invalid("output signer")))?;
+            e.verify(key).map_err(malformed)?;
+            if h.kind != Kind::OutputSignature
+                || h.round != result.round
+                || h.session != self.session.0
+                || e.payload != digest
+            {
+                return Err(malformed(WireError::Invalid("output signature")));
+            }
+            if let Some(f) = signed.get_mut(j.0 as usize) {
+                *f = true;
+            }
+        }
+        if signed.iter().any(|s| !s) {
+            return Err(malformed(WireError::Invalid(
+                "output lacks a server signature",
+            )));
+        }
+        let message_kind = if hybrid {
+            SlotKind::Xor
+        } else {
+            SlotKind::Verifiable
+        };
+        for (open, out) in &result.slots {
+            if let SlotOutput::Message(msg) = out
+                && !msg.is_empty()
+                && open.kind == message_kind
+            {
+                self.events.push_back(Event::Delivered {
+                    round: result.round,
+                    slot: open.slot,
+                    message: msg.clone(),
+                });
+            }
+            // Hybrid: our XOR slot was corrupted — pick a bit where we sent 0 and the output
+            // shows 1; it says nothing about us (every client sent 0 there).
+            if let SlotOutput::Corrupt(raw) = out
+                && open.kind == SlotKind::Xor
+                && ready.slot == Some(open.slot)
+                && let Some((_, frame)) = ready.sent.get(&result.round)
+            {
+                let bits = (raw.len() as u64) * 8;
+                let bit = (0..bits).find(|b| {
+                    bit_of(raw, *b) == Some(true) && bit_of(frame, *b).is_none_or(|f| !f)
+                });
+                if let Some(bit) = bit {
+                    ready.accusation = Some(Accusation {
+                        round: result.round,
+                        slot: open.slot,
+                        bit,
+                    });
+                }
+            }
+        }
+        for (c, reason) in &result.excluded {
+            self.events.push_back(Event::Excluded {
+                client: *c,
+                reason: *reason,
+                evidence: Vec::new(),
+            });
+        }
+        self.events.push_back(Event::RoundComplete {
+            round: result.round,
+            participants: result.participants,
+        });
+        if result.excluded.iter().any(|(c, _)| *c == self.id) {
+            self.state = State::Done;
+            return Ok(());
+        }
+        ready.schedule.advance(&result);
+        ready.round += 1;
+        self.submit_round();
+        Ok(())
+    }
+
+    fn on_rebuttal_request(&mut self, env: &Envelope<S::G>) -> Result<(), MessageError> {
+        let from = env.header().sender;
+        let malformed = |source| MessageError::Malformed { from, source };
+        let State::Ready(ready) = &mut self.state else {
+            return Ok(());
+        };
+        let mut r = Reader::new(&env.payload);
+        let acc = Accusation::read(&mut r).map_err(malformed)?;
+        let suspect = ClientId(r.u32().map_err(malformed)?);
+        let envs = r.byte_list().map_err(malformed)?;
+        r.finish().map_err(malformed)?;
+        if suspect != self.id || ready.rebutted.contains(&acc) {
+            return Ok(());
+        }
+        let Some((open, _)) = ready.sent.get(&acc.round) else {
+            return Ok(());
+        };
+        let Some(slot) = open
+            .iter()
+            .find(|o| o.kind == SlotKind::Xor && o.slot == acc.slot)
+        else {
+            return Ok(());
+        };
+        let (Some(xor), Some(state)) = (ready.nets.xor.as_ref(), ready.secrets.xor.as_ref()) else {
+            return Ok(());
+        };
+        let sr = SlotRound::new(acc.slot, acc.round, slot.len);
+        // Compare each server's own signed claim about our pad bit with the truth; reveal the
+        // DH secret of the first server that lied.
+        let mut liar = None;
+        for bytes in &envs {
+            let Ok(e) = Envelope::<S::G>::from_bytes(bytes) else {
+                continue;
+            };
+            let h = e.header();
+            let (Party::Server(j), Kind::BlameBits) = (h.sender, h.kind) else {
+                continue;
+            };
+            let Some(key) = self.config.key_of(h.sender) else {
+                continue;
+            };
+            if e.verify(key).is_err() || h.session != self.session.0 {
+                continue;
+            }
+            let Ok((a, clients, bits)) = decode_blame_bits(&e.payload) else {
+                continue;
+            };
+            if a != acc {
+                continue;
+            }
+            let Some(idx) = clients.iter().position(|c| *c == self.id) else {
+                continue;
+            };
+            let claimed = bits.get(idx).copied();
+            let truth = XorOf::<S>::client_pad_bit(xor, state, j, sr, acc.bit).ok();
+            if claimed.is_some() && truth.is_some() && claimed != truth {
+                liar = Some(j);
+                break;
+            }
+        }
+        let reveal = match liar {
+            Some(j) => XorOf::<S>::pad_bit_reveal_client(
+                xor.roster(),
+                self.id,
+                &self.key,
+                j,
+                &mut self.rng,
+            )
+            .ok()
+            .map(|r: DhReveal<S::G>| r.to_bytes()),
+            None => None,
+        };
+        ready.rebutted.push(acc);
+        let mut w = Writer::new();
+        w.raw(&acc.to_bytes());
+        match reveal {
+            Some(b) => w.u8(1).bytes(&b),
+            None => w.u8(0),
+        };
+        let payload = w.finish();
+        // Straight to every server: a lying upstream cannot swallow the rebuttal.
+        for j in 0..self.config.num_servers() as u32 {
+            self.send(
+                Party::Server(ServerId(j)),
+                Kind::Rebuttal,
+                acc.round,
+                payload.clone(),
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,228 @@
+//! The group configuration: members' long-term keys with their registration proofs, each
+//! client's upstream server, the policy, the suite, and the session id derived from all of it.
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
+use verdict_nizk::{Context, KeyRegistration, SigningKey, VerifyingKey};
+
+use crate::error::ConfigError;
+use crate::policy::Policy;
+use crate::suite::ProtoSuite;
+use crate::wire::Writer;
+
+const REGISTRATION_PURPOSE: &[u8] = b"verdict-proto/registration/v1";
+const SESSION_CONTEXT: &str = "verdict-proto session id v1";
+
+/// A member's long-term public key with its proof of knowledge of the secret.
+///
+/// One long-term key per member serves as message-signing key, DC-net Diffie–Hellman key and
+/// (for servers) pseudonym-shuffle decryption key; every use is domain-separated (distinct
+/// transcript purposes and key-derivation contexts), so no use can be turned into an oracle
+/// for another.
+pub struct Member<S: ProtoSuite> {
+    /// The public key.
+    pub key: VerifyingKey<S::G>,
+    /// Proof of knowledge of the key's secret, bound to the group nonce, role and index.
+    pub registration: KeyRegistration<S::G>,
+}
+
+impl<S: ProtoSuite> Clone for Member<S> {
+    fn clone(&self) -> Self {
+        Self {
+            key: self.key.clone(),
+            registration: self.registration.clone(),
+        }
+    }
+}
+
+impl<S: ProtoSuite> core::fmt::Debug for Member<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Member")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ProtoSuite> Clone for GroupConfig<S> {
+    fn clone(&self) -> Self {
+        Self {
+            policy: self.policy.clone(),
+            nonce: self.nonce,
+            servers: self.servers.clone(),
+            clients: self.clients.clone(),
+            upstream: self.upstream.clone(),
+        }
+    }
+}
+
+impl<S: ProtoSuite> core::fmt::Debug for GroupConfig<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GroupConfig")
+            .field("policy", &self.policy)
+            .field("servers", &self.servers.len())
+            .field("clients", &self.clients.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ProtoSuite> Member<S> {
+    /// Registers `key` as `member` of the group identified by `nonce`.
+    pub fn register<R: RngCore + CryptoRng + ?Sized>(
+        key: &SigningKey<S::G>,
+        member: Party,
+        nonce: &[u8; 32],
+        rng: &mut R,
+    ) -> Self {
+        Self {
+            key: key.verifying_key().clone(),
+            registration: KeyRegistration::prove(key, &registration_context(member, nonce), rng),
+        }
+    }
+}
+
+fn registration_context(member: Party, nonce: &[u8; 32]) -> Context {
+    let (role, index): (&[u8], u32) = match member {
+        Party::Client(c) => (b"client", c.0),
+        Party::Server(s) => (b"server", s.0),
+    };
+    Context::new(REGISTRATION_PURPOSE, *nonce)
+        .with_sender(index)
+        .with_field(b"role", role)
+}
+
+/// The public configuration every participant starts from.
+pub struct GroupConfig<S: ProtoSuite> {
+    /// The policy.
+    pub policy: Policy,
+    /// A fresh random nonce chosen by whoever convenes the group (makes session ids unique).
+    pub nonce: [u8; 32],
+    /// Servers, in roster order.
+    pub servers: Vec<Member<S>>,
+    /// Clients, in roster order.
+    pub clients: Vec<Member<S>>,
+    /// Each client's upstream server.
+    pub upstream: Vec<ServerId>,
+}
+
+impl<S: ProtoSuite> GroupConfig<S> {
+    /// Validates the configuration (registrations, sizes, policy) and derives the session id.
+    pub fn validate(&self) -> Result<SessionId, ConfigError> {
+        self.policy.validate()?;
+        if self.servers.is_empty() {
+            return Err(ConfigError::GroupSize("at least one server"));
+        }
+        if self.clients.len() < 2 {
+            return Err(ConfigError::GroupSize(
+                "at least two clients (an anonymity set of one is no anonymity)",
+            ));
+        }
+        if u32::try_from(self.servers.len()).is_err() || u32::try_from(self.clients.len()).is_err()
+        {
+            return Err(ConfigError::GroupSize("too many members"));
+        }
+        if self.upstream.len() != self.clients.len() {
+            return Err(ConfigError::GroupSize("one upstream server per client"));
+        }
+        for (i, up) in self.upstream.iter().enumerate() {
+            if up.0 as usize >= self.servers.len() {
+                return Err(ConfigError::BadUpstream {
+                    client: ClientId(i as u32),
+                });
+            }
+        }
+        let members = self
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(j, m)| (Party::Server(ServerId(j as u32)), m))
+            .chain(
+                self.clients
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| (Party::Client(ClientId(i as u32)), m)),
+            );
+        for (party, m) in members {
+            m.registration
+                .verify(&m.key, &registration_context(party, &self.nonce))
+                .map_err(|_| ConfigError::BadRegistration { member: party })?;
+        }
+        Ok(self.session_id())
+    }
+
+    /// The session id: a hash of suite, policy, nonce, every key and every upstream link.
+    pub fn session_id(&self) -> SessionId {
+        let mut w = Writer::new();
+        w.bytes(&S::ID.to_bytes())
+            .bytes(&self.policy.to_bytes())
+            .raw(&self.nonce);
+        w.len(self.servers.len());
+        for m in &self.servers {
+            w.bytes(&m.key.to_bytes());
+        }
+        w.len(self.clients.len());
+        for (m, up) in self.clients.iter().zip(&self.upstream) {
+            w.bytes(&m.key.to_bytes()).u32(up.0);
+        }
+        SessionId(blake3::derive_key(SESSION_CONTEXT, &w.finish()))
+    }
+
+    /// The clients whose upstream is `server`.
+    pub fn clients_of(&self, server: ServerId) -> Vec<ClientId> {
+        self.upstream
+            .iter()
+            .enumerate()
+            .filter(|(_, up)| **up == server)
+            .map(|(i, _)| ClientId(i as u32))
+            .collect()
+    }
+
+    /// The key of `party`, if in the roster.
+    pub fn key_of(&self, party: Party) -> Option<&VerifyingKey<S::G>> {
+        match party {
+            Party::Client(c) => self.clients.get(c.0 as usize).map(|m| &m.key),
+            Party::Server(s) => self.servers.get(s.0 as usize).map(|m| &m.key),
+        }
+    }
+
+    /// Number of servers.
+    pub fn num_servers(&self) -> usize {
+        self.servers.len()
+    }
+
+    /// Number of clients.
+    pub fn num_clients(&self) -> usize {
+        self.clients.len()
+    }
+}
+
+/// Builds a whole group with fresh keys: the configuration plus every member's secret key
+/// (tests, benchmarks, the simulator and the demo). Client `i`'s upstream is server `i mod M`.
+pub fn generate_group<S: ProtoSuite, R: RngCore + CryptoRng + ?Sized>(
+    policy: Policy,
+    servers: usize,
+    clients: usize,
+    rng: &mut R,
+) -> (GroupConfig<S>, Vec<SigningKey<S::G>>, Vec<SigningKey<S::G>>) {
+    let mut nonce = [0u8; 32];
+    rng.fill_bytes(&mut nonce);
+    let server_keys: Vec<_> = (0..servers).map(|_| SigningKey::generate(rng)).collect();
+    let client_keys: Vec<_> = (0..clients).map(|_| SigningKey::generate(rng)).collect();
+    let config = GroupConfig {
+        policy,
+        nonce,
+        servers: server_keys
+            .iter()
+            .enumerate()
+            .map(|(j, k)| Member::register(k, Party::Server(ServerId(j as u32)), &nonce, rng))
+            .collect(),
+        clients: client_keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| Member::register(k, Party::Client(ClientId(i as u32)), &nonce, rng))
+            .collect(),
+        upstream: (0..clients)
+            .map(|i| ServerId((i % servers.max(1)) as u32))
+            .collect(),
+    };
+    (config, server_keys, client_keys)
+}

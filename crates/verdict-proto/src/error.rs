@@ -1,0 +1,221 @@
+//! Errors and the evidence that names culprits.
+
+use thiserror::Error;
+use verdict_dcnet::{ClientId, Party};
+
+/// Why bytes are not a valid protocol message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum WireError {
+    /// The input ended early, or a length prefix exceeds the input.
+    #[error("truncated message")]
+    Truncated,
+    /// Bytes follow a complete encoding.
+    #[error("trailing bytes after the message")]
+    TrailingBytes,
+    /// A field has an invalid value.
+    #[error("invalid {0}")]
+    Invalid(&'static str),
+    /// The envelope signature does not verify under the claimed sender's key.
+    #[error("bad signature")]
+    BadSignature,
+}
+
+/// A configuration that cannot start a session (a caller error, detected before any message).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A key registration proof does not verify: the member did not prove knowledge of its
+    /// secret key (rogue-key defence).
+    #[error("{member}: key registration proof rejected")]
+    BadRegistration {
+        /// The member.
+        member: Party,
+    },
+    /// Fewer than one server or two clients, or too many.
+    #[error("invalid group size: {0}")]
+    GroupSize(&'static str),
+    /// A policy value out of range.
+    #[error("invalid policy: {0}")]
+    Policy(&'static str),
+    /// A client's upstream server is not in the roster.
+    #[error("{client} has an unknown upstream server")]
+    BadUpstream {
+        /// The client.
+        client: ClientId,
+    },
+    /// The secret key given to a state machine does not match its roster entry.
+    #[error("the secret key does not match {member}'s roster key")]
+    KeyMismatch {
+        /// The member.
+        member: Party,
+    },
+}
+
+/// A problem with one received message. Reported as an event; the state machine's state is
+/// unchanged by a rejected message.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum MessageError {
+    /// The bytes are not a valid envelope or payload.
+    #[error("malformed message from {from}: {source}")]
+    Malformed {
+        /// The transport-level sender.
+        from: Party,
+        /// What is wrong.
+        source: WireError,
+    },
+    /// The envelope names a sender other than the transport-level one, a session other than
+    /// ours, or a participant outside the roster.
+    #[error("message from {from} claims to be from {claimed}")]
+    WrongSender {
+        /// The transport-level sender.
+        from: Party,
+        /// The sender named in the envelope.
+        claimed: Party,
+    },
+    /// The envelope is for another session.
+    #[error("message from {from} is for another session")]
+    WrongSession {
+        /// The sender.
+        from: Party,
+    },
+    /// A message type this role never receives from that sender, or a message for a round or
+    /// phase that is over.
+    #[error("unexpected {kind} from {from} (round {round})")]
+    Unexpected {
+        /// The sender.
+        from: Party,
+        /// The message type.
+        kind: &'static str,
+        /// The envelope's round.
+        round: u64,
+    },
+    /// The sender already sent a different message for this step.
+    #[error("duplicate {kind} from {from}")]
+    Duplicate {
+        /// The sender.
+        from: Party,
+        /// The message type.
+        kind: &'static str,
+    },
+}
+
+/// Why a client was excluded. Every reason is checkable from the evidence servers hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ExclusionReason {
+    /// Its ciphertext for `slot` in `round` carries an invalid proof (eager verification, or
+    /// lazy verification after the slot's pseudonym signature failed).
+    InvalidProof {
+        /// Round.
+        round: u64,
+        /// Verifiable slot.
+        slot: u32,
+    },
+    /// It sent two different signed submissions for one round (to two servers).
+    DoubleSubmission {
+        /// Round.
+        round: u64,
+    },
+    /// Hybrid blame traced the corruption of XOR slot `slot` in `round` to it.
+    Disruption {
+        /// Round of the corrupted XOR slot.
+        round: u64,
+        /// The XOR slot.
+        slot: u32,
+    },
+}
+
+impl ExclusionReason {
+    pub(crate) fn code(&self) -> (u8, u64, u32) {
+        match *self {
+            Self::InvalidProof { round, slot } => (1, round, slot),
+            Self::DoubleSubmission { round } => (2, round, 0),
+            Self::Disruption { round, slot } => (3, round, slot),
+        }
+    }
+    pub(crate) fn from_code(code: u8, round: u64, slot: u32) -> Option<Self> {
+        Some(match code {
+            1 => Self::InvalidProof { round, slot },
+            2 => Self::DoubleSubmission { round },
+            3 => Self::Disruption { round, slot },
+            _ => return None,
+        })
+    }
+}
+
+/// A server misbehaviour that halts the session ("major event"). Anonymity is unaffected; the
+/// evidence lets anyone check the accusation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerFault {
+    /// Its server ciphertext for a slot carries an invalid proof.
+    InvalidCiphertext {
+        /// Round.
+        round: u64,
+        /// Slot.
+        slot: u32,
+    },
+    /// Its server ciphertexts do not match the hash it committed to.
+    CommitMismatch {
+        /// Round.
+        round: u64,
+    },
+    /// It signed two different messages for one step; both signed headers are the evidence.
+    Equivocation {
+        /// First signed header (encoded).
+        first: Vec<u8>,
+        /// Second signed header (encoded).
+        second: Vec<u8>,
+    },
+    /// Its published blame pad bits do not XOR to its own server ciphertext bit, or a
+    /// client's DH reveal proved one of them wrong.
+    WrongBlameBits {
+        /// Round of the accused XOR slot.
+        round: u64,
+        /// The XOR slot.
+        slot: u32,
+    },
+    /// Its shuffle step, decryption shares or set-up message failed verification.
+    BadSetup {
+        /// What failed.
+        reason: String,
+    },
+    /// It signed an output different from ours, or sent an invalid message where only a valid
+    /// one lets the round proceed.
+    BadOutput {
+        /// Round.
+        round: u64,
+    },
+    /// Another server (`by`) reported this server's fault, with evidence (the reporter's
+    /// description in `reason`; the signed messages in the event's evidence).
+    Alerted {
+        /// The reporting server.
+        by: verdict_dcnet::ServerId,
+        /// The reporter's description of the fault.
+        reason: String,
+    },
+    /// It did not send a required message before the server timeout.
+    Unresponsive {
+        /// The round it stalled.
+        round: u64,
+    },
+}
+
+/// The error of a state-machine call made by the application (not by a peer).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ApiError {
+    /// The message is longer than a slot can ever carry under the session policy.
+    #[error("message of {len} bytes exceeds the maximum of {max}")]
+    MessageTooLong {
+        /// Length.
+        len: usize,
+        /// Maximum.
+        max: usize,
+    },
+    /// The session has ended (halted, or this client was excluded).
+    #[error("the session is over")]
+    SessionOver,
+}

@@ -1,0 +1,82 @@
+//! What the state machines emit: transmissions and application events.
+
+use verdict_dcnet::{ClientId, Party, ServerId};
+
+use crate::error::{ExclusionReason, MessageError, ServerFault};
+use crate::slot::Accusation;
+
+/// Bytes to send to a peer. Links must be reliable and ordered (per link), like a TCP or QUIC
+/// stream; the driver (network or simulator) delivers them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// The destination.
+    pub to: Party,
+    /// The encoded message.
+    pub bytes: Vec<u8>,
+}
+
+/// An event for the application.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// Set-up finished: the pseudonym shuffle assigned `slots` slots; a client learns its own.
+    SetupComplete {
+        /// Number of slots.
+        slots: usize,
+        /// This client's slot (clients only; `None` for servers).
+        own_slot: Option<u32>,
+    },
+    /// Set-up cannot finish; the convener must restart without the culprits.
+    SetupFailed {
+        /// What went wrong.
+        reason: String,
+        /// Who is to blame, if known.
+        culprits: Vec<Party>,
+    },
+    /// A round was certified by all servers.
+    RoundComplete {
+        /// The round.
+        round: u64,
+        /// Number of clients whose ciphertexts were combined.
+        participants: u32,
+    },
+    /// A slot revealed a message.
+    Delivered {
+        /// The round.
+        round: u64,
+        /// The slot (anonymous: the slot index says nothing about the sender).
+        slot: u32,
+        /// The message.
+        message: Vec<u8>,
+    },
+    /// A client was excluded from the following rounds.
+    Excluded {
+        /// The client.
+        client: ClientId,
+        /// Why.
+        reason: ExclusionReason,
+        /// The signed messages that prove it (servers only; empty at clients, which learn it
+        /// from the output all servers certified).
+        evidence: Vec<Vec<u8>>,
+    },
+    /// A hybrid-mode accusation arrived and blame started.
+    Accusation(Accusation),
+    /// Blame finished.
+    Verdict {
+        /// The accusation.
+        accusation: Accusation,
+        /// The disruptor (`None`: the accusation was unfounded or servers disagreed).
+        culprit: Option<Party>,
+    },
+    /// A server misbehaved: the session halts.
+    Halted {
+        /// The culprit.
+        server: ServerId,
+        /// What it did.
+        fault: ServerFault,
+        /// Signed messages proving it.
+        evidence: Vec<Vec<u8>>,
+    },
+    /// A peer's message was rejected (state unchanged).
+    Rejected(MessageError),
+}

@@ -1,0 +1,251 @@
+//! Session set-up: the pseudonym shuffle and the suite set-up, as a log that servers fill
+//! message by message and clients replay from the transcript their upstream server forwards.
+//! Either way every signature, submission proof, shuffle proof and decryption proof is checked
+//! by the participant itself: no one trusts a server's word for the slot assignment.
+
+use std::collections::BTreeMap;
+
+use verdict_dcnet::{ClientId, Party, Roster, ServerId, SessionId};
+use verdict_nizk::VerifyingKey;
+use verdict_shuffle::{KeyShuffle, KeyShuffleParams, Phase};
+
+use crate::config::GroupConfig;
+use crate::suite::ProtoSuite;
+use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+
+/// A set-up failure and who caused it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SetupFault {
+    pub culprit: Party,
+    pub reason: String,
+}
+
+fn fault(culprit: Party, reason: impl Into<String>) -> SetupFault {
+    SetupFault {
+        culprit,
+        reason: reason.into(),
+    }
+}
+
+/// Payload of [`Kind::ClientSetup`].
+pub(crate) fn client_setup_payload(submission: &[u8], suite_setup: &[u8]) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.bytes(submission).bytes(suite_setup);
+    w.finish()
+}
+
+/// Payload of [`Kind::SetupInventory`].
+pub(crate) fn inventory_payload(server_setup: &[u8], clients: &[Vec<u8>]) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.bytes(server_setup);
+    write_byte_list(&mut w, clients);
+    w.finish()
+}
+
+/// What set-up produces.
+pub(crate) struct SetupOutcome<S: ProtoSuite> {
+    pub pseudonyms: Vec<VerifyingKey<S::G>>,
+    pub client_setups: Vec<S::ClientSetup>,
+    pub server_setups: Vec<S::ServerSetup>,
+}
+
+pub(crate) struct SetupLog<S: ProtoSuite> {
+    session: SessionId,
+    roster0: Roster<S>,
+    shuffle: KeyShuffle<S::G>,
+    inventories: Vec<Option<Envelope<S::G>>>,
+    client_setups: Vec<Option<S::ClientSetup>>,
+    server_setups: Vec<Option<S::ServerSetup>>,
+    steps: BTreeMap<u32, Envelope<S::G>>,
+    applied_steps: Vec<Envelope<S::G>>,
+    decryptions: BTreeMap<u32, Envelope<S::G>>,
+    applied_decryptions: Vec<Envelope<S::G>>,
+}
+
+impl<S: ProtoSuite> SetupLog<S> {
+    pub fn new(config: &GroupConfig<S>, session: SessionId) -> Result<Self, SetupFault> {
+        let servers: Vec<_> = config.servers.iter().map(|m| m.key.clone()).collect();
+        let clients: Vec<_> = config.clients.iter().map(|m| m.key.clone()).collect();
+        let params = KeyShuffleParams::new(
+            session.0,
+            servers.iter().map(|k| *k.point()).collect(),
+            clients.len(),
+        )
+        .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
+        let roster0 = Roster::new(session, servers, clients, Vec::new())
+            .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
+        Ok(Self {
+            session,
+            roster0,
+            shuffle: KeyShuffle::new(params),
+            inventories: vec![None; config.num_servers()],
+            client_setups: vec![None; config.num_clients()],
+            server_setups: vec![None; config.num_servers()],
+            steps: BTreeMap::new(),
+            applied_steps: Vec::new(),
+            decryptions: BTreeMap::new(),
+            applied_decryptions: Vec::new(),
+        })
+    }
+
+    /// The roster without pseudonym keys (what suite set-up needs).
+    pub fn roster0(&self) -> &Roster<S> {
+        &self.roster0
+    }
+
+    pub fn shuffle(&self) -> &KeyShuffle<S::G> {
+        &self.shuffle
+    }
+
+    pub fn shuffle_params(&self) -> &KeyShuffleParams<S::G> {
+        self.shuffle.params()
+    }
+
+    /// Adds an envelope (already signature-checked against its sender) of a set-up kind.
+    pub fn add(&mut self, config: &GroupConfig<S>, env: Envelope<S::G>) -> Result<(), SetupFault> {
+        let sender = env.header().sender;
+        let Party::Server(j) = sender else {
+            return Err(fault(sender, "set-up message from a client"));
+        };
+        match env.header().kind {
+            Kind::SetupInventory => {
+                let slot = self
+                    .inventories
+                    .get_mut(j.0 as usize)
+                    .ok_or_else(|| fault(sender, "unknown server"))?;
+                if slot.is_some() {
+                    return Err(fault(sender, "second set-up inventory"));
+                }
+                let mut r = Reader::new(&env.payload);
+                let setup = r.bytes().map_err(|e| fault(sender, e.to_string()))?;
+                let parsed = S::decode_server_setup(&self.roster0, setup)
+                    .map_err(|e| fault(sender, format!("server set-up: {e}")))?;
+                if let Some(s) = self.server_setups.get_mut(j.0 as usize) {
+                    *s = Some(parsed);
+                }
+                *slot = Some(env);
+                if self.inventories.iter().all(Option::is_some) {
+                    self.process_inventories(config)?;
+                }
+            }
+            Kind::ShuffleStep => {
+                if self.steps.insert(j.0, env).is_some() {
+                    return Err(fault(sender, "second shuffle step"));
+                }
+            }
+            Kind::Decryption => {
+                if self.decryptions.insert(j.0, env).is_some() {
+                    return Err(fault(sender, "second decryption step"));
+                }
+            }
+            _ => return Err(fault(sender, "not a set-up message")),
+        }
+        self.advance()
+    }
+
+    fn process_inventories(&mut self, config: &GroupConfig<S>) -> Result<(), SetupFault> {
+        let mut seen: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+        for (j, inv) in self.inventories.iter().enumerate() {
+            let server = Party::Server(ServerId(j as u32));
+            let Some(inv) = inv else { continue };
+            let mut r = Reader::new(&inv.payload);
+            let _ = r.bytes().map_err(|e| fault(server, e.to_string()))?;
+            let list = r.byte_list().map_err(|e| fault(server, e.to_string()))?;
+            r.finish().map_err(|e| fault(server, e.to_string()))?;
+            for bytes in list {
+                let env = Envelope::<S::G>::from_bytes(&bytes)
+                    .map_err(|e| fault(server, format!("forwarded a malformed set-up: {e}")))?;
+                let h = env.header();
+                let (Party::Client(c), Kind::ClientSetup, true) =
+                    (h.sender, h.kind, h.session == self.session.0)
+                else {
+                    return Err(fault(server, "forwarded a non-client set-up message"));
+                };
+                let key = config
+                    .key_of(h.sender)
+                    .ok_or_else(|| fault(server, "forwarded an unknown client"))?;
+                env.verify(key)
+                    .map_err(|_| fault(server, "forwarded a forged client set-up"))?;
+                if let Some(prev) = seen.get(&c.0) {
+                    if *prev == bytes {
+                        continue;
+                    }
+                    return Err(fault(h.sender, "two different set-up messages"));
+                }
+                let mut pr = Reader::new(&env.payload);
+                let sub = pr.bytes().map_err(|e| fault(h.sender, e.to_string()))?;
+                let suite = pr.bytes().map_err(|e| fault(h.sender, e.to_string()))?;
+                pr.finish().map_err(|e| fault(h.sender, e.to_string()))?;
+                let parsed = S::decode_client_setup(&self.roster0, suite)
+                    .map_err(|e| fault(h.sender, format!("suite set-up: {e}")))?;
+                self.shuffle
+                    .receive_submission(c.0, sub)
+                    .map_err(|e| fault(h.sender, e.to_string()))?;
+                if let Some(s) = self.client_setups.get_mut(c.0 as usize) {
+                    *s = Some(parsed);
+                }
+                seen.insert(c.0, bytes);
+            }
+        }
+        if let Some(i) = self.client_setups.iter().position(Option::is_none) {
+            return Err(fault(
+                Party::Client(ClientId(i as u32)),
+                "did not complete set-up",
+            ));
+        }
+        self.shuffle
+            .close_submissions()
+            .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))
+    }
+
+    /// Applies buffered shuffle steps and decryptions in protocol order.
+    fn advance(&mut self) -> Result<(), SetupFault> {
+        while let Phase::Shuffle { server } = self.shuffle.phase() {
+            let Some(env) = self.steps.remove(&(server as u32)) else {
+                break;
+            };
+            let culprit = Party::Server(ServerId(server as u32));
+            self.shuffle
+                .receive_shuffle(server as u32, &env.payload)
+                .map_err(|e| fault(culprit, e.to_string()))?;
+            self.applied_steps.push(env);
+        }
+        if self.shuffle.phase() == Phase::Decryption {
+            let pending = core::mem::take(&mut self.decryptions);
+            for (j, env) in pending {
+                let culprit = Party::Server(ServerId(j));
+                self.shuffle
+                    .receive_decryption(j, &env.payload)
+                    .map_err(|e| fault(culprit, e.to_string()))?;
+                self.applied_decryptions.push(env);
+            }
+        }
+        Ok(())
+    }
+
+    /// The outcome, once the shuffle is done.
+    pub fn outcome(&self) -> Option<SetupOutcome<S>> {
+        let slots = self.shuffle.slots()?;
+        let pseudonyms = slots
+            .iter()
+            .map(|p| VerifyingKey::from_point(*p))
+            .collect::<Option<Vec<_>>>()?;
+        Some(SetupOutcome {
+            pseudonyms,
+            client_setups: self.client_setups.iter().flatten().cloned().collect(),
+            server_setups: self.server_setups.iter().flatten().cloned().collect(),
+        })
+    }
+
+    /// Every set-up envelope, for clients to replay: inventories, then shuffle steps in order,
+    /// then decryptions.
+    pub fn transcript(&self) -> Vec<Vec<u8>> {
+        self.inventories
+            .iter()
+            .flatten()
+            .chain(&self.applied_steps)
+            .chain(&self.applied_decryptions)
+            .map(Envelope::to_bytes)
+            .collect()
+    }
+}

@@ -1,0 +1,578 @@
+//! A deterministic simulator: many servers and clients in one process, a simulated clock,
+//! links with latency and bandwidth, message tampering, and ready-made adversaries.
+//!
+//! Everything protocol-visible is deterministic given the seed: RNGs are seeded ChaCha20
+//! streams, the event queue is ordered by (time, sequence number), and links are FIFO. The
+//! simulator also measures the real CPU time each participant spends inside the state
+//! machines (for the benchmarks); that measurement never feeds back into the simulation.
+
+use core::time::Duration;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::time::Instant;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use verdict_dcnet::{ClientId, Party, ServerId};
+use verdict_nizk::SigningKey;
+
+use crate::client::Client;
+use crate::config::{GroupConfig, generate_group};
+use crate::event::{Event, Transmit};
+use crate::policy::Policy;
+use crate::server::Server;
+use crate::suite::ProtoSuite;
+use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+
+/// Link model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Network {
+    /// One-way latency of every link.
+    pub latency: Duration,
+    /// Bytes per second of every link (`None`: unlimited).
+    pub bandwidth: Option<u64>,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Self {
+            latency: Duration::from_millis(10),
+            bandwidth: None,
+        }
+    }
+}
+
+/// A misbehaving participant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Adversary {
+    /// From `from_round` on, flips the high bit of every byte of the message area of its
+    /// ciphertext in every XOR slot (hybrid mode): a disruptor blame must trace.
+    JammingClient {
+        /// The client.
+        client: ClientId,
+        /// First round it jams.
+        from_round: u64,
+    },
+    /// In `round`, sends the ciphertext it built for one verifiable slot in another
+    /// (well-formed, but the proof is bound to the wrong slot).
+    BadProofClient {
+        /// The client.
+        client: ClientId,
+        /// The round.
+        round: u64,
+    },
+    /// In `round`, re-sends its previous round's slot ciphertexts under a fresh signature
+    /// (proofs and pads are bound to the old round).
+    ReplayingClient {
+        /// The client.
+        client: ClientId,
+        /// The round.
+        round: u64,
+    },
+    /// Stops sending anything from `from_round` on (crash).
+    SilentClient {
+        /// The client.
+        client: ClientId,
+        /// First silent round.
+        from_round: u64,
+    },
+    /// Sends no submissions before `round` (joins late).
+    LateClient {
+        /// The client.
+        client: ClientId,
+        /// First round it submits to.
+        round: u64,
+    },
+    /// During blame, flips its published pad bits for the first two clients of the list (the
+    /// XOR stays consistent, so only the suspect's rebuttal can expose it).
+    LyingServer {
+        /// The server.
+        server: ServerId,
+    },
+    /// In `round`, sends a different (re-signed) commit or ciphertext message to one other
+    /// server than to the rest.
+    EquivocatingServer {
+        /// The server.
+        server: ServerId,
+        /// The round.
+        round: u64,
+    },
+}
+
+#[derive(PartialEq, Eq)]
+struct Pending {
+    at: Duration,
+    seq: u64,
+    from: Party,
+    to: Party,
+    bytes: Vec<u8>,
+}
+
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        // Min-heap on (time, sequence).
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A user-supplied tamper hook: sees every transmission (from, to, bytes) and returns the
+/// bytes to deliver (`None` drops the message).
+pub type TamperHook = Box<dyn FnMut(Party, Party, Vec<u8>) -> Option<Vec<u8>>>;
+
+/// The simulator.
+pub struct Simulator<S: ProtoSuite> {
+    now: Duration,
+    seq: u64,
+    network: Network,
+    servers: Vec<Server<S, ChaCha20Rng>>,
+    clients: Vec<Client<S, ChaCha20Rng>>,
+    server_keys: Vec<SigningKey<S::G>>,
+    client_keys: Vec<SigningKey<S::G>>,
+    queue: BinaryHeap<Pending>,
+    link_free: BTreeMap<(Party, Party), Duration>,
+    adversaries: Vec<Adversary>,
+    tamper: Option<TamperHook>,
+    last_submission: BTreeMap<ClientId, Vec<u8>>,
+    rng: ChaCha20Rng,
+    /// Every event, with when and where it happened.
+    pub events: Vec<(Duration, Party, Event)>,
+    /// CPU time spent inside each participant's state machine.
+    pub cpu: BTreeMap<Party, Duration>,
+}
+
+impl<S: ProtoSuite> core::fmt::Debug for Simulator<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Simulator")
+            .field("now", &self.now)
+            .field("servers", &self.servers.len())
+            .field("clients", &self.clients.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ProtoSuite> Simulator<S> {
+    /// A fresh group of `servers` and `clients` under `policy`, every key and RNG derived from
+    /// `seed`.
+    pub fn new(
+        policy: Policy,
+        servers: usize,
+        clients: usize,
+        network: Network,
+        seed: u64,
+    ) -> Result<Self, crate::ConfigError> {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let (config, server_keys, client_keys) =
+            generate_group::<S, _>(policy, servers, clients, &mut rng);
+        Self::from_config(config, server_keys, client_keys, network, rng)
+    }
+
+    /// A simulator over an existing configuration and its secret keys.
+    pub fn from_config(
+        config: GroupConfig<S>,
+        server_keys: Vec<SigningKey<S::G>>,
+        client_keys: Vec<SigningKey<S::G>>,
+        network: Network,
+        mut rng: ChaCha20Rng,
+    ) -> Result<Self, crate::ConfigError> {
+        let mut cpu = BTreeMap::new();
+        let mut servers = Vec::new();
+        for (j, k) in server_keys.iter().enumerate() {
+            let start = Instant::now();
+            let s = Server::new(
+                config.clone(),
+                ServerId(j as u32),
+                k.clone(),
+                ChaCha20Rng::from_rng(&mut rng)
+                    .map_err(|_| crate::ConfigError::GroupSize("rng"))?,
+                Duration::ZERO,
+            )?;
+            cpu.insert(Party::Server(ServerId(j as u32)), start.elapsed());
+            servers.push(s);
+        }
+        let mut clients = Vec::new();
+        for (i, k) in client_keys.iter().enumerate() {
+            let start = Instant::now();
+            let c = Client::new(
+                config.clone(),
+                ClientId(i as u32),
+                k.clone(),
+                ChaCha20Rng::from_rng(&mut rng)
+                    .map_err(|_| crate::ConfigError::GroupSize("rng"))?,
+            )?;
+            cpu.insert(Party::Client(ClientId(i as u32)), start.elapsed());
+            clients.push(c);
+        }
+        let mut sim = Self {
+            now: Duration::ZERO,
+            seq: 0,
+            network,
+            servers,
+            clients,
+            server_keys,
+            client_keys,
+            queue: BinaryHeap::new(),
+            link_free: BTreeMap::new(),
+            adversaries: Vec::new(),
+            tamper: None,
+            last_submission: BTreeMap::new(),
+            rng,
+            events: Vec::new(),
+            cpu,
+        };
+        sim.collect_all();
+        Ok(sim)
+    }
+
+    /// Adds an adversary.
+    pub fn add_adversary(&mut self, adversary: Adversary) {
+        self.adversaries.push(adversary);
+    }
+
+    /// Installs a tamper hook (applied after the adversaries).
+    pub fn set_tamper(&mut self, hook: TamperHook) {
+        self.tamper = Some(hook);
+    }
+
+    /// The simulated time.
+    pub fn now(&self) -> Duration {
+        self.now
+    }
+
+    /// Server `j`.
+    pub fn server(&self, j: usize) -> Option<&Server<S, ChaCha20Rng>> {
+        self.servers.get(j)
+    }
+
+    /// Client `i`.
+    pub fn client(&self, i: usize) -> Option<&Client<S, ChaCha20Rng>> {
+        self.clients.get(i)
+    }
+
+    /// Client `i`, mutably (to submit messages).
+    pub fn client_mut(&mut self, i: usize) -> Option<&mut Client<S, ChaCha20Rng>> {
+        self.clients.get_mut(i)
+    }
+
+    /// Queues `message` at client `i`.
+    pub fn submit(&mut self, i: usize, message: Vec<u8>) -> Result<(), crate::ApiError> {
+        match self.clients.get_mut(i) {
+            Some(c) => c.submit(message),
+            None => Err(crate::ApiError::SessionOver),
+        }
+    }
+
+    /// Number of servers.
+    pub fn num_servers(&self) -> usize {
+        self.servers.len()
+    }
+
+    /// Number of clients.
+    pub fn num_clients(&self) -> usize {
+        self.clients.len()
+    }
+
+    fn collect_all(&mut self) {
+        for j in 0..self.servers.len() {
+            self.collect(Party::Server(ServerId(j as u32)));
+        }
+        for i in 0..self.clients.len() {
+            self.collect(Party::Client(ClientId(i as u32)));
+        }
+    }
+
+    /// Moves a participant's transmissions onto links and its events into the log.
+    fn collect(&mut self, who: Party) {
+        let mut out: Vec<Transmit> = Vec::new();
+        let mut events = Vec::new();
+        match who {
+            Party::Server(s) => {
+                if let Some(srv) = self.servers.get_mut(s.0 as usize) {
+                    while let Some(t) = srv.poll_transmit() {
+                        out.push(t);
+                    }
+                    while let Some(e) = srv.poll_event() {
+                        events.push(e);
+                    }
+                }
+            }
+            Party::Client(c) => {
+                if let Some(cl) = self.clients.get_mut(c.0 as usize) {
+                    while let Some(t) = cl.poll_transmit() {
+                        out.push(t);
+                    }
+                    while let Some(e) = cl.poll_event() {
+                        events.push(e);
+                    }
+                }
+            }
+        }
+        for e in events {
+            self.events.push((self.now, who, e));
+        }
+        for t in out {
+            let Some(bytes) = self.misbehave(who, t.to, t.bytes) else {
+                continue;
+            };
+            let bytes = match self.tamper.as_mut() {
+                Some(h) => match h(who, t.to, bytes) {
+                    Some(b) => b,
+                    None => continue,
+                },
+                None => bytes,
+            };
+            let free = self
+                .link_free
+                .get(&(who, t.to))
+                .copied()
+                .unwrap_or(Duration::ZERO);
+            let start = free.max(self.now);
+            let transfer = self
+                .network
+                .bandwidth
+                .map(|bw| Duration::from_secs_f64(bytes.len() as f64 / bw.max(1) as f64))
+                .unwrap_or(Duration::ZERO);
+            self.link_free.insert((who, t.to), start + transfer);
+            self.seq += 1;
+            self.queue.push(Pending {
+                at: start + transfer + self.network.latency,
+                seq: self.seq,
+                from: who,
+                to: t.to,
+                bytes,
+            });
+        }
+    }
+
+    fn reseal(
+        &mut self,
+        who: Party,
+        env: &Envelope<S::G>,
+        round: u64,
+        payload: Vec<u8>,
+    ) -> Vec<u8> {
+        let key = match who {
+            Party::Server(s) => self.server_keys.get(s.0 as usize),
+            Party::Client(c) => self.client_keys.get(c.0 as usize),
+        };
+        let Some(key) = key else {
+            return env.to_bytes();
+        };
+        let h = env.header();
+        Envelope::seal(
+            key,
+            h.kind,
+            h.sender,
+            h.session,
+            round,
+            payload,
+            &mut self.rng,
+        )
+        .to_bytes()
+    }
+
+    /// Applies the adversaries to one transmission.
+    fn misbehave(&mut self, who: Party, to: Party, bytes: Vec<u8>) -> Option<Vec<u8>> {
+        let Ok(env) = Envelope::<S::G>::from_bytes(&bytes) else {
+            return Some(bytes);
+        };
+        let h = env.header().clone();
+        let mut bytes = bytes;
+        for adv in self.adversaries.clone() {
+            match (adv, who) {
+                (Adversary::SilentClient { client, from_round }, Party::Client(c))
+                    if c == client =>
+                {
+                    if h.kind == Kind::Submission && h.round >= from_round
+                        || h.kind == Kind::Rebuttal
+                    {
+                        return None;
+                    }
+                }
+                (Adversary::LateClient { client, round }, Party::Client(c)) if c == client => {
+                    if h.kind == Kind::Submission && h.round < round {
+                        return None;
+                    }
+                }
+                (Adversary::JammingClient { client, from_round }, Party::Client(c))
+                    if c == client && h.kind == Kind::Submission && h.round >= from_round =>
+                {
+                    let open = self.open_slots_of(c);
+                    let Ok(mut list) = Reader::new(&env.payload).byte_list() else {
+                        continue;
+                    };
+                    for (o, ct) in open.iter().zip(list.iter_mut()) {
+                        if o.kind == crate::SlotKind::Xor {
+                            for b in ct.iter_mut().skip(crate::slot::HEADER_LEN).take(o.len) {
+                                *b ^= 0x80;
+                            }
+                        }
+                    }
+                    let mut w = Writer::new();
+                    write_byte_list(&mut w, &list);
+                    bytes = self.reseal(who, &env, h.round, w.finish());
+                }
+                (Adversary::BadProofClient { client, round }, Party::Client(c))
+                    if c == client && h.kind == Kind::Submission && h.round == round =>
+                {
+                    let open = self.open_slots_of(c);
+                    let Ok(mut list) = Reader::new(&env.payload).byte_list() else {
+                        continue;
+                    };
+                    let ver: Vec<usize> = open
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| o.kind == crate::SlotKind::Verifiable)
+                        .map(|(k, _)| k)
+                        .collect();
+                    if let (Some(&a), Some(&b)) = (ver.first(), ver.get(1))
+                        && open.get(a).map(|o| o.len) == open.get(b).map(|o| o.len)
+                    {
+                        list.swap(a, b);
+                    }
+                    let mut w = Writer::new();
+                    write_byte_list(&mut w, &list);
+                    bytes = self.reseal(who, &env, h.round, w.finish());
+                }
+                (Adversary::ReplayingClient { client, round }, Party::Client(c))
+                    if c == client && h.kind == Kind::Submission =>
+                {
+                    if h.round + 1 == round {
+                        self.last_submission.insert(c, env.payload.clone());
+                    }
+                    if h.round == round
+                        && let Some(old) = self.last_submission.get(&c).cloned()
+                    {
+                        let same_shape = Reader::new(&old).byte_list().map(|l| l.len()).ok()
+                            == Reader::new(&env.payload).byte_list().map(|l| l.len()).ok();
+                        if same_shape {
+                            bytes = self.reseal(who, &env, h.round, old);
+                        }
+                    }
+                }
+                (Adversary::LyingServer { server }, Party::Server(s))
+                    if s == server && h.kind == Kind::BlameBits =>
+                {
+                    let Ok((acc, clients, mut bits)) =
+                        crate::server::decode_blame_bits(&env.payload)
+                    else {
+                        continue;
+                    };
+                    for b in bits.iter_mut().take(2) {
+                        *b = !*b;
+                    }
+                    let payload = crate::server::encode_blame_bits(&acc, &clients, &bits);
+                    bytes = self.reseal(who, &env, h.round, payload);
+                }
+                (Adversary::EquivocatingServer { server, round }, Party::Server(s))
+                    if s == server
+                        && h.round == round
+                        && matches!(h.kind, Kind::Commit | Kind::ServerCiphertexts)
+                        && to == Party::Server(ServerId((s.0 + 1) % self.servers.len() as u32)) =>
+                {
+                    let mut payload = env.payload.clone();
+                    if let Some(last) = payload.last_mut() {
+                        *last ^= 1;
+                    }
+                    bytes = self.reseal(who, &env, h.round, payload);
+                }
+                _ => {}
+            }
+        }
+        Some(bytes)
+    }
+
+    fn open_slots_of(&self, c: ClientId) -> Vec<crate::OpenSlot> {
+        // The client's upstream server knows the current schedule (all participants agree).
+        self.servers
+            .first()
+            .map(|s| s.open_slots())
+            .filter(|_| c.0 < u32::MAX)
+            .unwrap_or_default()
+    }
+
+    fn next_timer(&self) -> Option<(Duration, Party)> {
+        self.servers
+            .iter()
+            .enumerate()
+            .filter_map(|(j, s)| {
+                s.poll_timeout()
+                    .map(|t| (t, Party::Server(ServerId(j as u32))))
+            })
+            .min()
+    }
+
+    /// Processes the next event (message delivery or timer); `false` when nothing is left.
+    pub fn step(&mut self) -> bool {
+        let msg_at = self.queue.peek().map(|p| p.at);
+        let timer = self.next_timer();
+        match (msg_at, timer) {
+            (None, None) => false,
+            (Some(m), t) if t.is_none_or(|(t, _)| m <= t) => {
+                let Some(p) = self.queue.pop() else {
+                    return false;
+                };
+                self.now = self.now.max(p.at);
+                let start = Instant::now();
+                match p.to {
+                    Party::Server(s) => {
+                        if let Some(srv) = self.servers.get_mut(s.0 as usize) {
+                            srv.handle_timeout(self.now);
+                            srv.handle_message(p.from, &p.bytes);
+                        }
+                    }
+                    Party::Client(c) => {
+                        if let Some(cl) = self.clients.get_mut(c.0 as usize) {
+                            cl.handle_message(p.from, &p.bytes);
+                        }
+                    }
+                }
+                *self.cpu.entry(p.to).or_default() += start.elapsed();
+                self.collect(p.to);
+                true
+            }
+            (_, Some((t, who))) => {
+                self.now = self.now.max(t);
+                let start = Instant::now();
+                if let Party::Server(s) = who
+                    && let Some(srv) = self.servers.get_mut(s.0 as usize)
+                {
+                    srv.handle_timeout(self.now);
+                }
+                *self.cpu.entry(who).or_default() += start.elapsed();
+                self.collect(who);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Runs until every live server has completed `rounds` rounds, all servers halted, or
+    /// `deadline` (simulated time) passes. Returns the simulated time elapsed.
+    pub fn run_rounds(&mut self, rounds: u64, deadline: Duration) -> Duration {
+        let start = self.now;
+        loop {
+            let done = self
+                .servers
+                .iter()
+                .all(|s| s.phase() == crate::ServerPhase::Halted || s.round() >= rounds);
+            if done || self.now > deadline || !self.step() {
+                break;
+            }
+        }
+        self.now - start
+    }
+
+    /// Events of one participant.
+    pub fn events_of(&self, who: Party) -> impl Iterator<Item = &Event> {
+        self.events
+            .iter()
+            .filter(move |(_, p, _)| *p == who)
+            .map(|(_, _, e)| e)
+    }
+}
