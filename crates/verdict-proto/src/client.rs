@@ -55,6 +55,8 @@ struct Ready<S: ProtoSuite> {
     sent: BTreeMap<u64, (Vec<OpenSlot>, Vec<u8>)>,
     accusation: Option<Accusation>,
     rebutted: Vec<Accusation>,
+    /// The message sent in the current round, to re-queue if the slot does not deliver it.
+    in_flight: Option<Vec<u8>>,
 }
 
 enum State<S: ProtoSuite> {
@@ -369,6 +371,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             sent: BTreeMap::new(),
             accusation: None,
             rebutted: Vec::new(),
+            in_flight: None,
         }));
         self.submit_round();
         Ok(())
@@ -417,6 +420,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                         let room = o.len.saturating_sub(HEADER_LEN + sig_overhead);
                         let fits = self.queue.front().is_some_and(|m| m.len() <= room);
                         let body = if fits { self.queue.pop_front() } else { None };
+                        ready.in_flight.clone_from(&body);
                         // Request the smallest capacity that fits the next queued message, or
                         // keep the default capacity when nothing more is queued.
                         let next = match self.queue.front() {
@@ -453,7 +457,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 &mut self.rng,
             ) {
                 Ok(ct) => ct,
-                Err(_) => return,
+                Err(_) => {
+                    // Cannot transmit here after all: send a cover so the round still counts
+                    // us, and keep the message.
+                    if let Some(m) = ready.in_flight.take() {
+                        self.queue.push_front(m);
+                    }
+                    match ready.nets.client_ciphertext(
+                        &ready.secrets,
+                        &prepared,
+                        None,
+                        &mut self.rng,
+                    ) {
+                        Ok(ct) => ct,
+                        Err(_) => return,
+                    }
+                }
             };
             if o.kind == SlotKind::Xor && owner {
                 // The frame this client XORed in: its ciphertext XOR its cover (its pads).
@@ -567,6 +586,17 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                         bit,
                     });
                 }
+            }
+        }
+        // Our message did not come out intact (disruption, or a corrupted slot): send it again.
+        if let Some(sent) = ready.in_flight.take() {
+            let ok = result.slots.iter().any(|(o, out)| {
+                Some(o.slot) == ready.slot
+                    && o.kind == message_kind
+                    && matches!(out, SlotOutput::Message(m) if *m == sent)
+            });
+            if !ok {
+                self.queue.push_front(sent);
             }
         }
         for (c, reason) in &result.excluded {

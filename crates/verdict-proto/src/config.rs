@@ -108,6 +108,14 @@ impl<S: ProtoSuite> GroupConfig<S> {
     /// Validates the configuration (registrations, sizes, policy) and derives the session id.
     pub fn validate(&self) -> Result<SessionId, ConfigError> {
         self.policy.validate()?;
+        let lazy = !self.policy.mode.is_hybrid()
+            && self.policy.mode.verification() == crate::policy::Verification::Lazy;
+        let signature = verdict_nizk::Signature::<S::G>::ENCODED_LEN;
+        if lazy && (self.policy.default_len as usize) < crate::slot::HEADER_LEN + signature {
+            return Err(ConfigError::Policy(
+                "default_len cannot hold the slot header and the lazy-mode pseudonym signature",
+            ));
+        }
         if self.servers.is_empty() {
             return Err(ConfigError::GroupSize("at least one server"));
         }

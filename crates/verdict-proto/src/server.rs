@@ -145,6 +145,7 @@ pub struct Server<S: ProtoSuite, R: RngCore + CryptoRng> {
     echoed: BTreeSet<(Kind, u64)>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
+    lie_in_blame: bool,
 }
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Server<S, R> {
@@ -305,6 +306,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             echoed: BTreeSet::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            lie_in_blame: false,
         };
         server.setup_progress();
         Ok(server)
@@ -359,6 +361,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
     }
 
+    /// Simulator adversary: from now on, publish wrong pad bits (the first two clients' bits
+    /// flipped, so their XOR still matches) during blame. Not for production use.
+    #[doc(hidden)]
+    pub fn lie_in_blame(&mut self) {
+        self.lie_in_blame = true;
+    }
+
     /// The slots open in the current round (empty before set-up completes).
     pub fn open_slots(&self) -> Vec<OpenSlot> {
         match &self.state {
@@ -384,31 +393,52 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
 
     /// When [`Server::handle_timeout`] must next be called.
     pub fn poll_timeout(&self) -> Option<Duration> {
-        let State::Running(run) = &self.state else {
-            return match self.state {
-                State::Halted => None,
-                _ => Some(self.last_progress + self.config.policy.server_timeout),
-            };
-        };
-        let mut t = vec![self.last_progress + self.config.policy.server_timeout];
-        if let Some(d) = run.blame.as_ref().and_then(|b| b.deadline) {
-            t.push(d);
+        let mut t = Vec::new();
+        if self.waiting_for_servers() {
+            t.push(self.last_progress + self.config.policy.server_timeout);
         }
-        if run.blame.is_none()
-            && run
-                .round
-                .inventories
-                .get(self.id.0 as usize)
-                .is_some_and(Option::is_none)
-        {
-            let window = &self.config.policy.window;
-            let expected = self.expected_clients();
-            let arrived = run.round.own.len();
-            if let Some(close) = window.close_at(run.round.fraction_at, arrived >= expected) {
-                t.push(run.round.opened_at + close);
+        if let State::Running(run) = &self.state {
+            if let Some(d) = run
+                .blame
+                .as_ref()
+                .filter(|b| b.my_verdict.is_none())
+                .and_then(|b| b.deadline)
+            {
+                t.push(d);
+            }
+            if run.blame.is_none()
+                && run
+                    .round
+                    .inventories
+                    .get(self.id.0 as usize)
+                    .is_some_and(Option::is_none)
+            {
+                let window = &self.config.policy.window;
+                let expected = self.expected_clients();
+                let arrived = run.round.own.len();
+                if let Some(close) = window.close_at(run.round.fraction_at, arrived >= expected) {
+                    t.push(run.round.opened_at + close);
+                }
             }
         }
         t.into_iter().min()
+    }
+
+    /// Whether progress depends on other servers (so their silence is a fault).
+    fn waiting_for_servers(&self) -> bool {
+        match &self.state {
+            State::Setup(s) => s.sent_inventory,
+            State::Running(r) => {
+                r.blame
+                    .as_ref()
+                    .is_some_and(|b| b.suspect.is_none() || b.my_verdict.is_some())
+                    || r.round
+                        .inventories
+                        .get(self.id.0 as usize)
+                        .is_some_and(Option::is_some)
+            }
+            State::Halted => false,
+        }
     }
 
     /// Advances time.
@@ -419,17 +449,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         self.check_blame_deadline();
         self.check_window();
-        let waiting_for_servers = match &self.state {
-            State::Setup(s) => s.sent_inventory,
-            State::Running(r) => {
-                r.blame.is_some()
-                    || r.round
-                        .inventories
-                        .get(self.id.0 as usize)
-                        .is_some_and(Option::is_some)
-            }
-            State::Halted => false,
-        };
+        let waiting_for_servers = self.waiting_for_servers();
         if waiting_for_servers && self.now >= self.last_progress + self.config.policy.server_timeout
         {
             let culprit = self.first_silent_server();
@@ -1597,6 +1617,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             rebuttal: None,
         });
         let _ = me;
+        if self.lie_in_blame {
+            for b in bits.iter_mut().take(2) {
+                *b = !*b;
+            }
+        }
         self.broadcast(
             Kind::BlameBits,
             acc.round,
@@ -1873,6 +1898,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             .collect();
         evidence.extend(blame.rebuttal.clone());
         match culprit {
+            Some(Party::Client(c)) if self.excluded.contains(&c) => {
+                // Already excluded by an earlier verdict (it jammed several rounds).
+                self.events.push_back(Event::Verdict {
+                    accusation: acc,
+                    culprit,
+                });
+            }
             Some(Party::Client(c)) => {
                 run.pending_exclusions.push((
                     c,
