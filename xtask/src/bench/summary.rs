@@ -8,7 +8,7 @@ use std::process::Command;
 use regex::Regex;
 use verdict_bench::macro_bench::MacroReport;
 
-use super::criterion::{BenchResult, natural_cmp};
+use super::criterion::{BenchResult, Throughput, natural_cmp};
 use super::plot::{Fig5Point, fig5_points};
 
 /// Where and with what the numbers were measured.
@@ -273,7 +273,8 @@ pub(crate) fn sig3(v: f64) -> String {
         return "—".to_owned();
     }
     let a = v.abs();
-    let decimals = if a >= 100.0 || a == 0.0 {
+    // Sizes and counts are whole numbers: no "16.0".
+    let decimals = if a >= 100.0 || a == 0.0 || (a >= 10.0 && v.fract() == 0.0) {
         0
     } else {
         (2 - a.log10().floor() as i32).max(0) as usize
@@ -383,8 +384,46 @@ fn macro_table(r: &MacroReport) -> String {
         }
         s.push('\n');
     }
+    if !r.notes.is_empty() {
+        s.push('\n');
+    }
     for n in &r.notes {
-        let _ = writeln!(s, "\n- {n}");
+        let _ = writeln!(s, "- {n}");
+    }
+    s
+}
+
+/// A time in ns with a readable unit.
+pub(crate) fn time(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{} s", sig3(ns / 1e9))
+    } else if ns >= 1e6 {
+        format!("{} ms", sig3(ns / 1e6))
+    } else if ns >= 1e3 {
+        format!("{} µs", sig3(ns / 1e3))
+    } else {
+        format!("{} ns", sig3(ns))
+    }
+}
+
+/// Every criterion result: id, mean with its 95% interval, throughput at the mean.
+fn all_results_table(results: &[BenchResult]) -> String {
+    let mut s =
+        String::from("| benchmark | mean | 95% interval | throughput |\n|---|---|---|---|\n");
+    for r in results {
+        let tp = match (r.throughput, r.per_second()) {
+            (Some(Throughput::Bytes(_)), Some(v)) => format!("{} KB/s", sig3(v / 1000.0)),
+            (Some(Throughput::Elements(_)), Some(v)) => format!("{} elem/s", sig3(v)),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} – {} | {tp} |",
+            r.id,
+            time(r.mean_ns),
+            time(r.mean_lo_ns),
+            time(r.mean_hi_ns)
+        );
     }
     s
 }
@@ -433,8 +472,14 @@ pub(crate) fn render_markdown(input: &SummaryInput<'_>) -> String {
         }
         s.push('\n');
     }
+    if !input.results.is_empty() {
+        // Collapsed: a full run has a few hundred rows.
+        s.push_str("<details><summary>All criterion results</summary>\n\n");
+        s.push_str(&all_results_table(input.results));
+        s.push_str("\n</details>\n\n");
+    }
     s.push_str(
-        "All criterion results (mean, median, standard deviation, throughput) are in \
+        "Every criterion result with median and standard deviation is also in \
          `target/verdict-bench/results.csv` and `results.json`.\n",
     );
     s
@@ -541,6 +586,9 @@ mod tests {
         assert_eq!(sig3(1234.5), "1234");
         assert_eq!(sig3(12.345), "12.3");
         assert_eq!(sig3(0.012345), "0.0123");
+        assert_eq!(sig3(16.0), "16");
+        assert_eq!(time(1.5e3), "1.50 µs");
+        assert_eq!(time(145e6), "145 ms");
     }
 
     #[test]
@@ -590,5 +638,11 @@ mod tests {
         assert!(md.contains("![Figure 5](img/fig5-generation.svg)"));
         assert!(md.contains("| xor/ristretto255 | cover | 1024 |"), "{md}");
         assert!(md.contains("`fig7`: waiting for verdict-proto"));
+        assert!(
+            md.contains(
+                "| `fig5/xor/ristretto255/cover/1024` | 1.00 ms | 900 µs – 1.10 ms | 1024 KB/s |"
+            ),
+            "{md}"
+        );
     }
 }
