@@ -3,12 +3,16 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod bench;
 mod test_vectors;
 
 const HELP: &str = "\
 cargo xtask <task>
 
 tasks:
+  bench [--quick] [--filter REGEX] [--save-baseline NAME | --baseline NAME] [...]
+                          benchmarks, figures and the paper comparison in target/verdict-bench/
+                          (`cargo xtask bench --help` lists every option)
   ci                      everything CI runs: fmt, clippy, tests, docs, vector freshness,
                           benchmarks compile
   test-vectors [--check]  write the known-answer vectors to test-vectors/, or check that
@@ -20,6 +24,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
     let ok = match args.first().map(String::as_str) {
+        Some("bench") => bench::run(&root, &args[1..]),
         Some("ci") => ci(),
         Some("test-vectors") => {
             let check = args.iter().skip(1).any(|a| a == "--check");

@@ -1,3 +1,4 @@
 #![doc = include_str!("../README.md")]
 
+pub mod macro_bench;
 pub mod vectors;

@@ -1,0 +1,187 @@
+//! Macro benchmarks: whole-system measurements that are not a single timed function, such as
+//! the paper's Figure 7 (set-up, round and blame time against the number of clients) and
+//! Figure 8 (latency of a microblogging workload against the number of active users).
+//!
+//! A macro benchmark implements [`MacroBench`] and is listed in [`registry`]. `cargo xtask
+//! bench` runs every entry whose name matches its `--filter`, stores the [`MacroReport`] rows
+//! next to the criterion results (JSON and CSV) and draws one SVG line chart per report: one
+//! line per [`MacroRow::series`], `x` against `y`.
+//!
+//! Figures whose machinery does not exist yet are [`MacroEntry::Pending`]: the driver prints
+//! why they were skipped instead of producing numbers, so no plot or table ever shows made-up
+//! data.
+
+use std::fmt;
+
+pub mod sizes;
+
+/// How a macro benchmark should run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MacroConfig {
+    /// `cargo xtask bench --quick`: use fewer and smaller points (the whole run must finish in
+    /// minutes on two cores); the report should say which points it dropped in its notes.
+    pub quick: bool,
+}
+
+/// One measured point: `y` of `series` at `x`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MacroRow {
+    /// The line this point belongs to, e.g. `"hashing-generator/ristretto255"` or
+    /// `"xor round"`. Rows of one series are drawn in increasing `x`.
+    pub series: String,
+    /// The independent variable, in the unit of [`MacroReport::x_label`].
+    pub x: f64,
+    /// The measurement, in the unit of [`MacroReport::y_label`].
+    pub y: f64,
+}
+
+/// The result of one macro benchmark: a table of rows plus how to plot them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MacroReport {
+    /// Short file-name-safe name, the same as [`MacroBench::name`].
+    pub name: String,
+    /// Chart title, e.g. `"Figure 6: client ciphertext size"`.
+    pub title: String,
+    /// Axis label including the unit, e.g. `"plaintext (bytes)"`.
+    pub x_label: String,
+    /// Axis label including the unit, e.g. `"round time (s)"`.
+    pub y_label: String,
+    /// Draw the x axis on a logarithmic scale (all `x` must then be positive).
+    pub log_x: bool,
+    /// Draw the y axis on a logarithmic scale (all `y` must then be positive).
+    pub log_y: bool,
+    /// The measurements.
+    pub rows: Vec<MacroRow>,
+    /// Free-form lines printed under the table: parameters (N, M, workload), what `--quick`
+    /// left out, caveats.
+    pub notes: Vec<String>,
+}
+
+/// Why a macro benchmark failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MacroError(pub String);
+
+impl fmt::Display for MacroError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MacroError {}
+
+/// A named macro benchmark.
+pub trait MacroBench {
+    /// Short file-name-safe name (`[a-z0-9-]`), used for `--filter` and output files, e.g.
+    /// `"fig7"`.
+    fn name(&self) -> &'static str;
+    /// One-line description, e.g. `"Figure 7: set-up, round and blame time vs N"`.
+    fn title(&self) -> &'static str;
+    /// Runs the benchmark. `progress` receives one short line per step of a long run (for
+    /// example each N of Figure 7), which the driver prints with the elapsed time.
+    fn run(
+        &self,
+        config: &MacroConfig,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MacroReport, MacroError>;
+}
+
+/// An entry of the [`registry`].
+pub enum MacroEntry {
+    /// A benchmark that can run.
+    Ready(Box<dyn MacroBench>),
+    /// A figure whose benchmark cannot be written yet; the driver skips it, saying why.
+    Pending {
+        /// The name the benchmark will have.
+        name: &'static str,
+        /// What it will measure.
+        title: &'static str,
+        /// What it is waiting for.
+        waiting_for: &'static str,
+    },
+}
+
+impl MacroEntry {
+    /// The entry's name (see [`MacroBench::name`]).
+    pub fn name(&self) -> &'static str {
+        match self {
+            MacroEntry::Ready(b) => b.name(),
+            MacroEntry::Pending { name, .. } => name,
+        }
+    }
+
+    /// The entry's one-line description.
+    pub fn title(&self) -> &'static str {
+        match self {
+            MacroEntry::Ready(b) => b.title(),
+            MacroEntry::Pending { title, .. } => title,
+        }
+    }
+}
+
+impl fmt::Debug for MacroEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MacroEntry::Ready(b) => f.debug_tuple("Ready").field(&b.name()).finish(),
+            MacroEntry::Pending {
+                name, waiting_for, ..
+            } => f
+                .debug_struct("Pending")
+                .field("name", name)
+                .field("waiting_for", waiting_for)
+                .finish(),
+        }
+    }
+}
+
+/// Every macro benchmark, in figure order.
+///
+/// Figures 7 and 8 replay whole sessions and need `verdict-proto`'s client/server state
+/// machines driven by an in-process simulator; until those exist they are pending. To add one,
+/// implement [`MacroBench`] (returning seconds on the y axis for Figure 7's set-up, round and
+/// blame series per suite, and per-post latency for Figure 8) and replace its `Pending` entry
+/// with `MacroEntry::Ready(Box::new(...))`.
+pub fn registry() -> Vec<MacroEntry> {
+    vec![
+        MacroEntry::Ready(Box::new(sizes::CiphertextSizes)),
+        MacroEntry::Pending {
+            name: "fig7",
+            title: "Figure 7: set-up, round and blame time vs number of clients (M = 8 servers)",
+            waiting_for: "verdict-proto's client/server state machines and simulator",
+        },
+        MacroEntry::Pending {
+            name: "fig8",
+            title: "Figure 8: microblogging workload latency vs number of active users",
+            waiting_for: "verdict-proto's simulator and a synthetic trace generator (Poisson \
+                          arrivals, heavy-tailed activity, 140-280-byte posts)",
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_names_are_unique_and_file_safe() {
+        let entries = registry();
+        let mut names: Vec<_> = entries.iter().map(MacroEntry::name).collect();
+        for n in &names {
+            assert!(
+                n.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{n}"
+            );
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), entries.len());
+    }
+
+    #[test]
+    fn every_paper_figure_has_an_entry() {
+        let entries = registry();
+        for fig in ["fig6", "fig7", "fig8"] {
+            assert!(entries.iter().any(|e| e.name() == fig), "{fig}");
+        }
+    }
+}
