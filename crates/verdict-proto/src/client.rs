@@ -14,6 +14,7 @@
 
 use core::time::Duration;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Ciphersuite, ClientId, DhReveal, Party, ServerId, SessionId, SlotRound};
@@ -46,7 +47,7 @@ pub enum ClientPhase {
 }
 
 struct Ready<S: ProtoSuite> {
-    nets: Nets<S>,
+    nets: Arc<Nets<S>>,
     secrets: ClientSecrets<S>,
     slot: Option<u32>,
     schedule: Schedule,
@@ -78,6 +79,7 @@ pub struct Client<S: ProtoSuite, R: RngCore + CryptoRng> {
     queue: VecDeque<Vec<u8>>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
+    cache: Option<SetupCache<S>>,
 }
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Client<S, R> {
@@ -138,9 +140,16 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             queue: VecDeque::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            cache: None,
         };
         client.send(Party::Server(upstream), Kind::ClientSetup, 0, payload);
         Ok(client)
+    }
+
+    /// Shares set-up verification with other clients of this process (see [`SetupCache`]).
+    pub fn with_setup_cache(mut self, cache: SetupCache<S>) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     /// This client's id.
@@ -302,48 +311,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 kind: "set-up transcript",
             });
         };
-        let mut r = Reader::new(&env.payload);
-        let list = r.byte_list().map_err(malformed)?;
-        r.finish().map_err(malformed)?;
-        let mut log = SetupLog::<S>::new(&self.config, self.session)
-            .map_err(|_| malformed(WireError::Invalid("set-up parameters")))?;
-        for bytes in list {
-            let e = Envelope::<S::G>::from_bytes(&bytes).map_err(malformed)?;
-            let key = self
-                .config
-                .key_of(e.header().sender)
-                .ok_or(malformed(WireError::Invalid("set-up sender")))?;
-            e.verify(key).map_err(malformed)?;
-            if e.header().session != self.session.0 {
-                return Err(MessageError::WrongSession { from });
+        let digest = *blake3::hash(&env.payload).as_bytes();
+        let cached = self.cache.as_ref().and_then(|c| c.get(&digest));
+        let verdict = match cached {
+            Some(v) => v,
+            None => {
+                let v = verify_transcript::<S>(&self.config, self.session, &env.payload)
+                    .map_err(malformed)?;
+                if let Some(c) = &self.cache {
+                    c.insert(digest, v.clone());
+                }
+                v
             }
-            if let Err(f) = log.add(&self.config, e) {
-                self.events.push_back(Event::SetupFailed {
-                    reason: f.reason,
-                    culprits: vec![f.culprit],
-                });
-                self.state = State::Done;
-                return Ok(());
-            }
-        }
-        let Some(outcome) = log.outcome() else {
-            return Err(malformed(WireError::Invalid(
-                "incomplete set-up transcript",
-            )));
         };
-        let own = outcome
-            .pseudonyms
-            .iter()
-            .position(|p| p == self.pseudonym.verifying_key())
-            .map(|s| s as u32);
-        let nets = match build_nets::<S>(
-            log.roster0(),
-            outcome.pseudonyms,
-            &outcome.client_setups,
-            &outcome.server_setups,
-            self.config.policy.mode.is_hybrid(),
-        ) {
-            Ok(n) => n,
+        let nets = match verdict {
+            Ok(nets) => nets,
             Err((culprit, reason)) => {
                 self.events.push_back(Event::SetupFailed {
                     reason,
@@ -353,6 +335,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 return Ok(());
             }
         };
+        let own = nets
+            .ver
+            .roster()
+            .pseudonyms()
+            .iter()
+            .position(|p| p == self.pseudonym.verifying_key())
+            .map(|s| s as u32);
         let Some(secrets) = secrets.take() else {
             return Ok(());
         };
@@ -710,5 +699,96 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             );
         }
         Ok(())
+    }
+}
+
+/// The outcome of verifying a set-up transcript: the DC-net sessions, or the culprit.
+type Verified<S> = Result<Arc<Nets<S>>, (Party, String)>;
+
+/// Verifies a whole set-up transcript (every signature, submission, shuffle and decryption
+/// proof) and builds the DC-net sessions. `Err` only for an undecodable transcript.
+fn verify_transcript<S: ProtoSuite>(
+    config: &GroupConfig<S>,
+    session: SessionId,
+    payload: &[u8],
+) -> Result<Verified<S>, WireError> {
+    let mut r = Reader::new(payload);
+    let list = r.byte_list()?;
+    r.finish()?;
+    let mut log =
+        SetupLog::<S>::new(config, session).map_err(|_| WireError::Invalid("set-up parameters"))?;
+    for bytes in list {
+        let e = Envelope::<S::G>::from_bytes(&bytes)?;
+        let key = config
+            .key_of(e.header().sender)
+            .ok_or(WireError::Invalid("set-up sender"))?;
+        e.verify(key)?;
+        if e.header().session != session.0 {
+            return Err(WireError::Invalid("set-up message of another session"));
+        }
+        if let Err(f) = log.add(config, e) {
+            return Ok(Err((f.culprit, f.reason)));
+        }
+    }
+    let outcome = log
+        .outcome()
+        .ok_or(WireError::Invalid("incomplete set-up transcript"))?;
+    Ok(build_nets::<S>(
+        log.roster0(),
+        outcome.pseudonyms,
+        &outcome.client_setups,
+        &outcome.server_setups,
+        config.policy.mode.is_hybrid(),
+    )
+    .map(Arc::new))
+}
+
+/// Verified set-up transcripts shared by the clients of one process (the simulator, the
+/// benchmarks).
+///
+/// Verifying the set-up transcript (every shuffle proof) is a pure function of its bytes, so
+/// clients that receive byte-identical transcripts can share one verification: the result is
+/// exactly what each would have computed. Separate processes never share a cache. Keyed by the
+/// transcript's blake3 hash.
+pub struct SetupCache<S: ProtoSuite> {
+    inner: Arc<Mutex<BTreeMap<[u8; 32], Verified<S>>>>,
+}
+
+impl<S: ProtoSuite> Clone for SetupCache<S> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<S: ProtoSuite> Default for SetupCache<S> {
+    fn default() -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(BTreeMap::new())),
+        }
+    }
+}
+
+impl<S: ProtoSuite> core::fmt::Debug for SetupCache<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SetupCache").finish_non_exhaustive()
+    }
+}
+
+impl<S: ProtoSuite> SetupCache<S> {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn get(&self, digest: &[u8; 32]) -> Option<Verified<S>> {
+        self.inner.lock().ok()?.get(digest).cloned()
+    }
+
+    fn insert(&self, digest: [u8; 32], v: Verified<S>) {
+        if let Ok(mut m) = self.inner.lock() {
+            m.insert(digest, v);
+        }
     }
 }

@@ -12,7 +12,7 @@ pub mod slot;
 pub mod suite;
 pub mod wire;
 
-pub use client::{Client, ClientPhase};
+pub use client::{Client, ClientPhase, SetupCache};
 pub use config::{GroupConfig, Member, generate_group};
 pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFault, WireError};
 pub use event::{Event, Transmit};

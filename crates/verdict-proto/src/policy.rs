@@ -134,6 +134,9 @@ pub struct Policy {
     pub idle_rounds: u32,
     /// Closed slots reopened per round by the rotating reopen pointer.
     pub reopen_per_round: u32,
+    /// Message slots open in round 0 (the first ones in slot order, which the shuffle made
+    /// random; `u32::MAX`: all).
+    pub initially_open: u32,
     /// How long a blame suspect has to rebut before it is judged guilty.
     pub rebuttal_timeout: Duration,
     /// How long a server waits for another server's message before declaring it unresponsive
@@ -150,6 +153,7 @@ impl Default for Policy {
             max_len: 64 * 1024,
             idle_rounds: 4,
             reopen_per_round: 1,
+            initially_open: u32::MAX,
             rebuttal_timeout: Duration::from_secs(5),
             server_timeout: Duration::from_secs(30),
         }
@@ -199,6 +203,7 @@ impl Policy {
             .u32(self.max_len)
             .u32(self.idle_rounds)
             .u32(self.reopen_per_round)
+            .u32(self.initially_open)
             .u64(micros(self.rebuttal_timeout))
             .u64(micros(self.server_timeout));
         w.finish()

@@ -196,6 +196,9 @@ impl<S: ProtoSuite> Simulator<S> {
             servers.push(s);
         }
         let mut clients = Vec::new();
+        // Clients share set-up verification (byte-identical transcripts verify identically):
+        // without it, N clients each re-verifying M shuffles would dominate large simulations.
+        let cache = crate::client::SetupCache::new();
         for (i, k) in client_keys.iter().enumerate() {
             let start = Instant::now();
             let c = Client::new(
@@ -204,7 +207,8 @@ impl<S: ProtoSuite> Simulator<S> {
                 k.clone(),
                 ChaCha20Rng::from_rng(&mut rng)
                     .map_err(|_| crate::ConfigError::GroupSize("rng"))?,
-            )?;
+            )?
+            .with_setup_cache(cache.clone());
             cpu.insert(Party::Client(ClientId(i as u32)), start.elapsed());
             clients.push(c);
         }

@@ -235,7 +235,7 @@ impl RoundResult {
 /// The slot schedule: which slots are open in the next round and how large. Every participant
 /// derives it from the certified outputs alone, so all agree without extra messages.
 ///
-/// - All message slots start open at `default_len`.
+/// - The first `initially_open` message slots start open at `default_len`, the rest closed.
 /// - A revealed message's header requests the next capacity (`0` closes the slot; otherwise it
 ///   is clamped to `[HEADER_LEN, max_len]`).
 /// - A slot with no message for `idle_rounds` consecutive rounds closes.
@@ -264,7 +264,15 @@ impl Schedule {
     pub fn new(policy: &Policy, slots: usize, accusation_len: usize) -> Self {
         Self {
             hybrid: policy.mode.is_hybrid(),
-            lens: vec![policy.default_len; slots],
+            lens: (0..slots)
+                .map(|s| {
+                    if s < policy.initially_open as usize {
+                        policy.default_len
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
             idle: vec![0; slots],
             reopen: 0,
             accusations: Vec::new(),
