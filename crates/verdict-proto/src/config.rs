@@ -163,11 +163,11 @@ impl<S: ProtoSuite> GroupConfig<S> {
         w.bytes(&S::ID.to_bytes())
             .bytes(&self.policy.to_bytes())
             .raw(&self.nonce);
-        w.len(self.servers.len());
+        w.count(self.servers.len());
         for m in &self.servers {
             w.bytes(&m.key.to_bytes());
         }
-        w.len(self.clients.len());
+        w.count(self.clients.len());
         for (m, up) in self.clients.iter().zip(&self.upstream) {
             w.bytes(&m.key.to_bytes()).u32(up.0);
         }
@@ -205,6 +205,7 @@ impl<S: ProtoSuite> GroupConfig<S> {
 
 /// Builds a whole group with fresh keys: the configuration plus every member's secret key
 /// (tests, benchmarks, the simulator and the demo). Client `i`'s upstream is server `i mod M`.
+#[allow(clippy::type_complexity)]
 pub fn generate_group<S: ProtoSuite, R: RngCore + CryptoRng + ?Sized>(
     policy: Policy,
     servers: usize,

@@ -12,6 +12,11 @@ pub mod slot;
 pub mod suite;
 pub mod wire;
 
+/// Protocol notes: message flow, who verifies what, hybrid blame, slot schedule, timing, and
+/// known limitations.
+#[doc = include_str!("../docs/notes-proto.md")]
+pub mod notes {}
+
 pub use client::{Client, ClientPhase, SetupCache};
 pub use config::{GroupConfig, Member, generate_group};
 pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFault, WireError};

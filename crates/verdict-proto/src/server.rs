@@ -62,6 +62,11 @@ struct Submitted<S: ProtoSuite> {
     cts: Vec<ClientCt<S>>,
 }
 
+/// One server's inventory: the submissions it accepted.
+type Inventory<S> = Vec<(ClientId, Submitted<S>)>;
+/// A server's ciphertexts message (signed envelope) and the decoded ciphertexts.
+type SignedServerCts<S> = (Vec<u8>, Vec<ServerCt<S>>);
+
 /// A round's state.
 struct Round<S: ProtoSuite> {
     number: u64,
@@ -70,12 +75,12 @@ struct Round<S: ProtoSuite> {
     opened_at: Duration,
     fraction_at: Option<Duration>,
     own: BTreeMap<ClientId, Submitted<S>>,
-    inventories: Vec<Option<Vec<(ClientId, Submitted<S>)>>>,
+    inventories: Vec<Option<Inventory<S>>>,
     accepted: BTreeMap<ClientId, Submitted<S>>,
     excluded_now: Vec<(ClientId, ExclusionReason, Vec<Vec<u8>>)>,
     my_cts: Option<Vec<u8>>,
     commits: Vec<Option<[u8; 32]>>,
-    server_cts: Vec<Option<(Vec<u8>, Vec<ServerCt<S>>)>>,
+    server_cts: Vec<Option<SignedServerCts<S>>>,
     result: Option<(RoundResult, Vec<u8>)>,
     accusations: Vec<Accusation>,
     signatures: Vec<Option<Vec<u8>>>,
@@ -86,7 +91,7 @@ struct Archived<S: ProtoSuite> {
     open: Vec<OpenSlot>,
     outputs: Vec<SlotOutput>,
     accepted: BTreeMap<ClientId, Submitted<S>>,
-    server_cts: Vec<(Vec<u8>, Vec<ServerCt<S>>)>,
+    server_cts: Vec<SignedServerCts<S>>,
 }
 
 /// An accusation being traced.
@@ -188,7 +193,7 @@ fn kind_name(kind: Kind) -> &'static str {
 pub(crate) fn encode_blame_bits(acc: &Accusation, clients: &[ClientId], bits: &[bool]) -> Vec<u8> {
     let mut w = Writer::new();
     w.raw(&acc.to_bytes());
-    w.len(clients.len());
+    w.count(clients.len());
     for (c, b) in clients.iter().zip(bits) {
         w.u32(c.0).u8(u8::from(*b));
     }
@@ -201,7 +206,7 @@ pub(crate) fn decode_blame_bits(
 ) -> Result<(Accusation, Vec<ClientId>, Vec<bool>), WireError> {
     let mut r = Reader::new(bytes);
     let acc = Accusation::read(&mut r)?;
-    let n = r.len()?;
+    let n = r.count()?;
     let mut clients = Vec::with_capacity(n);
     let mut bits = Vec::with_capacity(n);
     for _ in 0..n {

@@ -233,6 +233,28 @@ impl<S: ProtoSuite> Simulator<S> {
         Ok(sim)
     }
 
+    /// Puts `bytes` on the link from `from` to `to` (tests: forged, replayed or garbage
+    /// messages).
+    pub fn inject(&mut self, from: Party, to: Party, bytes: Vec<u8>) {
+        let at = self.now + self.network.latency;
+        self.seq += 1;
+        self.queue.push(Pending {
+            at,
+            seq: self.seq,
+            from,
+            to,
+            bytes,
+        });
+    }
+
+    /// A participant's long-term signing key (tests and adversaries forge with it).
+    pub fn signing_key(&self, who: Party) -> Option<&SigningKey<S::G>> {
+        match who {
+            Party::Server(s) => self.server_keys.get(s.0 as usize),
+            Party::Client(c) => self.client_keys.get(c.0 as usize),
+        }
+    }
+
     /// Adds an adversary.
     pub fn add_adversary(&mut self, adversary: Adversary) {
         if let Adversary::LyingServer { server } = adversary
@@ -397,18 +419,16 @@ impl<S: ProtoSuite> Simulator<S> {
         for adv in self.adversaries.clone() {
             match (adv, who) {
                 (Adversary::SilentClient { client, from_round }, Party::Client(c))
-                    if c == client =>
+                    if c == client
+                        && (h.kind == Kind::Submission && h.round >= from_round
+                            || h.kind == Kind::Rebuttal) =>
                 {
-                    if h.kind == Kind::Submission && h.round >= from_round
-                        || h.kind == Kind::Rebuttal
-                    {
-                        return None;
-                    }
+                    return None;
                 }
-                (Adversary::LateClient { client, round }, Party::Client(c)) if c == client => {
-                    if h.kind == Kind::Submission && h.round < round {
-                        return None;
-                    }
+                (Adversary::LateClient { client, round }, Party::Client(c))
+                    if c == client && h.kind == Kind::Submission && h.round < round =>
+                {
+                    return None;
                 }
                 (Adversary::JammingClient { client, from_round }, Party::Client(c))
                     if c == client && h.kind == Kind::Submission && h.round >= from_round =>

@@ -170,7 +170,7 @@ impl RoundResult {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.u64(self.round).u32(self.participants);
-        w.len(self.slots.len());
+        w.count(self.slots.len());
         for ((s, out), next) in self.slots.iter().zip(&self.next_lens) {
             w.u8(s.kind as u8).u32(s.slot).u64(s.len as u64).u32(*next);
             match out {
@@ -179,7 +179,7 @@ impl RoundResult {
                 SlotOutput::Corrupt(m) => w.u8(2).bytes(m),
             };
         }
-        w.len(self.excluded.len());
+        w.count(self.excluded.len());
         for (c, reason) in &self.excluded {
             let (code, round, slot) = reason.code();
             w.u32(c.0).u8(code).u64(round).u32(slot);
@@ -192,7 +192,7 @@ impl RoundResult {
         let mut r = Reader::new(bytes);
         let round = r.u64()?;
         let participants = r.u32()?;
-        let n = r.len()?;
+        let n = r.count()?;
         let mut slots = Vec::with_capacity(n);
         let mut next_lens = Vec::with_capacity(n);
         for _ in 0..n {
@@ -212,7 +212,7 @@ impl RoundResult {
             };
             slots.push((OpenSlot { kind, slot, len }, out));
         }
-        let e = r.len()?;
+        let e = r.count()?;
         let mut excluded = Vec::with_capacity(e);
         for _ in 0..e {
             let c = ClientId(r.u32()?);

@@ -21,7 +21,7 @@ const ENVELOPE_DOMAIN: &[u8] = b"verdict-proto/envelope/v1";
 pub const HEADER_LEN: usize = 1 + 1 + 4 + 32 + 8 + 32;
 /// Upper bound on any list length or byte-string length a decoder accepts (64 MiB): protects
 /// against allocation bombs from a hostile length prefix.
-const MAX_FIELD: usize = 1 << 26;
+pub const MAX_FIELD: usize = 1 << 26;
 
 /// The type of a protocol message (the first header byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -121,12 +121,12 @@ impl Writer {
     }
     /// Appends a `u32`-length-prefixed byte string.
     pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
-        self.len(v.len());
+        self.count(v.len());
         self.buf.extend_from_slice(v);
         self
     }
     /// Appends a `u32` length prefix (lengths here are bounded far below `u32::MAX`).
-    pub fn len(&mut self, n: usize) -> &mut Self {
+    pub fn count(&mut self, n: usize) -> &mut Self {
         self.u32(u32::try_from(n).unwrap_or(u32::MAX))
     }
     /// Appends a party (role byte and index).
@@ -182,7 +182,7 @@ impl<'a> Reader<'a> {
     }
     /// Reads a length prefix, bounded by [`MAX_FIELD`] and by the remaining input (every
     /// element takes at least one byte), so hostile lengths cannot trigger huge allocations.
-    pub fn len(&mut self) -> Result<usize, WireError> {
+    pub fn count(&mut self) -> Result<usize, WireError> {
         let n = self.u32()? as usize;
         if n > MAX_FIELD || n > self.bytes.len() {
             return Err(WireError::Truncated);
@@ -191,12 +191,12 @@ impl<'a> Reader<'a> {
     }
     /// Reads a `u32`-length-prefixed byte string.
     pub fn bytes(&mut self) -> Result<&'a [u8], WireError> {
-        let n = self.len()?;
+        let n = self.count()?;
         self.raw(n)
     }
     /// Reads a list of byte strings.
     pub fn byte_list(&mut self) -> Result<Vec<Vec<u8>>, WireError> {
-        let n = self.len()?;
+        let n = self.count()?;
         (0..n).map(|_| self.bytes().map(<[u8]>::to_vec)).collect()
     }
     /// Reads a party.
@@ -219,7 +219,7 @@ impl<'a> Reader<'a> {
 
 /// Writes a list of byte strings.
 pub fn write_byte_list(w: &mut Writer, items: &[Vec<u8>]) {
-    w.len(items.len());
+    w.count(items.len());
     for i in items {
         w.bytes(i);
     }
