@@ -326,11 +326,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         };
         let nets = match verdict {
             Ok(nets) => nets,
-            Err((culprit, reason)) => {
-                self.events.push_back(Event::SetupFailed {
-                    reason,
-                    culprits: vec![culprit],
-                });
+            Err((culprits, reason)) => {
+                self.events
+                    .push_back(Event::SetupFailed { reason, culprits });
                 self.state = State::Done;
                 return Ok(());
             }
@@ -703,7 +701,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
 }
 
 /// The outcome of verifying a set-up transcript: the DC-net sessions, or the culprit.
-type Verified<S> = Result<Arc<Nets<S>>, (Party, String)>;
+type Verified<S> = Result<Arc<Nets<S>>, (Vec<Party>, String)>;
 
 /// Verifies a whole set-up transcript (every signature, submission, shuffle and decryption
 /// proof) and builds the DC-net sessions. `Err` only for an undecodable transcript.
@@ -727,7 +725,7 @@ fn verify_transcript<S: ProtoSuite>(
             return Err(WireError::Invalid("set-up message of another session"));
         }
         if let Err(f) = log.add(config, e) {
-            return Ok(Err((f.culprit, f.reason)));
+            return Ok(Err((f.culprits, f.reason)));
         }
     }
     let outcome = log
@@ -740,7 +738,8 @@ fn verify_transcript<S: ProtoSuite>(
         &outcome.server_setups,
         config.policy.mode.is_hybrid(),
     )
-    .map(Arc::new))
+    .map(Arc::new)
+    .map_err(|(c, r)| (vec![c], r)))
 }
 
 /// Verified set-up transcripts shared by the clients of one process (the simulator, the

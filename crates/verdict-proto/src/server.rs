@@ -124,6 +124,7 @@ struct SetupState<S: ProtoSuite> {
     sent_inventory: bool,
     sent_step: bool,
     sent_decryption: bool,
+    sent_dispute: bool,
     secrets: Option<ServerSecrets<S>>,
     suite_setup: Vec<u8>,
 }
@@ -173,6 +174,7 @@ fn kind_name(kind: Kind) -> &'static str {
         Kind::ShuffleStep => "shuffle step",
         Kind::Decryption => "decryption shares",
         Kind::SetupTranscript => "set-up transcript",
+        Kind::Dispute => "dispute reveals",
         Kind::Submission => "submission",
         Kind::Inventory => "inventory",
         Kind::Commit => "commit",
@@ -301,6 +303,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 sent_inventory: false,
                 sent_step: false,
                 sent_decryption: false,
+                sent_dispute: false,
                 secrets: Some(ServerSecrets {
                     ver: ver_state,
                     xor,
@@ -605,6 +608,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 Kind::SetupInventory
                     | Kind::ShuffleStep
                     | Kind::Decryption
+                    | Kind::Dispute
                     | Kind::Inventory
                     | Kind::Commit
                     | Kind::ServerCiphertexts
@@ -634,6 +638,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             Kind::SetupInventory
                 | Kind::ShuffleStep
                 | Kind::Decryption
+                | Kind::Dispute
                 | Kind::Inventory
                 | Kind::Commit
                 | Kind::ServerCiphertexts
@@ -761,9 +766,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         match h.kind {
             Kind::Echo => self.handle_echo(&env),
             Kind::Alert => self.handle_alert(&env),
-            Kind::ClientSetup | Kind::SetupInventory | Kind::ShuffleStep | Kind::Decryption => {
-                self.handle_setup(env)
-            }
+            Kind::ClientSetup
+            | Kind::SetupInventory
+            | Kind::ShuffleStep
+            | Kind::Decryption
+            | Kind::Dispute => self.handle_setup(env),
             _ => self.handle_round_message(env),
         }
     }
@@ -803,18 +810,16 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             Party::Server(_) => {
                 self.last_progress = self.now;
                 if let Err(f) = setup.log.add(&self.config, env) {
-                    return self.setup_failed(f.culprit, f.reason);
+                    return self.setup_failed(f.culprits, f.reason);
                 }
             }
         }
         self.setup_progress();
     }
 
-    fn setup_failed(&mut self, culprit: Party, reason: String) {
-        self.events.push_back(Event::SetupFailed {
-            reason,
-            culprits: vec![culprit],
-        });
+    fn setup_failed(&mut self, culprits: Vec<Party>, reason: String) {
+        self.events
+            .push_back(Event::SetupFailed { reason, culprits });
         self.state = State::Halted;
     }
 
@@ -834,6 +839,32 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 self.broadcast(Kind::SetupInventory, 0, payload);
                 continue;
             }
+            if setup.log.is_disputed() {
+                if !setup.sent_dispute {
+                    setup.sent_dispute = true;
+                    let mine = setup.log.disputes_for(self.id);
+                    let reveals: Vec<Vec<u8>> = mine
+                        .into_iter()
+                        .filter_map(|c| {
+                            S::reveal_for_dispute(
+                                setup.log.roster0(),
+                                self.id,
+                                &self.key,
+                                c,
+                                &mut self.rng,
+                            )
+                        })
+                        .map(|r| r.to_bytes())
+                        .collect();
+                    if !reveals.is_empty() {
+                        let mut w = Writer::new();
+                        write_byte_list(&mut w, &reveals);
+                        self.broadcast(Kind::Dispute, 0, w.finish());
+                        continue;
+                    }
+                }
+                return;
+            }
             let phase = setup.log.shuffle().phase();
             if let Phase::Shuffle { server } = phase
                 && server == self.id.0 as usize
@@ -842,7 +873,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 setup.sent_step = true;
                 match setup.log.shuffle().make_shuffle(self.id.0, &mut self.rng) {
                     Ok(step) => self.broadcast(Kind::ShuffleStep, 0, step),
-                    Err(e) => return self.setup_failed(Party::Server(self.id), e.to_string()),
+                    Err(e) => {
+                        return self.setup_failed(vec![Party::Server(self.id)], e.to_string());
+                    }
                 }
                 continue;
             }
@@ -855,7 +888,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     .make_decryption(self.id.0, &pair, &mut self.rng)
                 {
                     Ok(d) => self.broadcast(Kind::Decryption, 0, d),
-                    Err(e) => return self.setup_failed(Party::Server(self.id), e.to_string()),
+                    Err(e) => {
+                        return self.setup_failed(vec![Party::Server(self.id)], e.to_string());
+                    }
                 }
                 continue;
             }
@@ -872,7 +907,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         let mut setup = *setup;
         let Some(outcome) = setup.log.outcome() else {
-            return self.setup_failed(Party::Server(self.id), "no slot assignment".into());
+            return self.setup_failed(vec![Party::Server(self.id)], "no slot assignment".into());
         };
         let nets = match build_nets::<S>(
             setup.log.roster0(),
@@ -882,7 +917,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             self.config.policy.mode.is_hybrid(),
         ) {
             Ok(n) => n,
-            Err((culprit, reason)) => return self.setup_failed(culprit, reason),
+            Err((culprit, reason)) => return self.setup_failed(vec![culprit], reason),
         };
         let Some(secrets) = setup.secrets.take() else {
             return;
@@ -903,7 +938,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let m = self.config.num_servers();
         let round = match new_round::<S>(&nets, &schedule, 0, self.now, m) {
             Ok(r) => r,
-            Err(reason) => return self.setup_failed(Party::Server(self.id), reason),
+            Err(reason) => return self.setup_failed(vec![Party::Server(self.id)], reason),
         };
         self.last_progress = self.now;
         self.state = State::Running(Box::new(Running {

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use verdict_dcnet::{ClientId, Party, Roster, ServerId, SessionId};
+use verdict_dcnet::{ClientId, DhReveal, Liar, Party, Roster, ServerId, SessionId, SetupError};
 use verdict_nizk::VerifyingKey;
 use verdict_shuffle::{KeyShuffle, KeyShuffleParams, Phase};
 
@@ -16,13 +16,13 @@ use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
 /// A set-up failure and who caused it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SetupFault {
-    pub culprit: Party,
+    pub culprits: Vec<Party>,
     pub reason: String,
 }
 
 fn fault(culprit: Party, reason: impl Into<String>) -> SetupFault {
     SetupFault {
-        culprit,
+        culprits: vec![culprit],
         reason: reason.into(),
     }
 }
@@ -60,6 +60,8 @@ pub(crate) struct SetupLog<S: ProtoSuite> {
     applied_steps: Vec<Envelope<S::G>>,
     decryptions: BTreeMap<u32, Envelope<S::G>>,
     applied_decryptions: Vec<Envelope<S::G>>,
+    /// Pairs whose set-up commitments disagree, with the server's reveal once it arrives.
+    disputes: Option<BTreeMap<(ClientId, ServerId), Option<DhReveal<S::G>>>>,
 }
 
 impl<S: ProtoSuite> SetupLog<S> {
@@ -85,6 +87,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             applied_steps: Vec::new(),
             decryptions: BTreeMap::new(),
             applied_decryptions: Vec::new(),
+            disputes: None,
         })
     }
 
@@ -138,6 +141,7 @@ impl<S: ProtoSuite> SetupLog<S> {
                     return Err(fault(sender, "second decryption step"));
                 }
             }
+            Kind::Dispute => return self.add_dispute(j, &env),
             _ => return Err(fault(sender, "not a set-up message")),
         }
         self.advance()
@@ -193,9 +197,91 @@ impl<S: ProtoSuite> SetupLog<S> {
                 "did not complete set-up",
             ));
         }
+        // Cross-check the suite set-up now, before anyone spends time on the shuffle.
+        let clients: Vec<S::ClientSetup> = self.client_setups.iter().flatten().cloned().collect();
+        let servers: Vec<S::ServerSetup> = self.server_setups.iter().flatten().cloned().collect();
+        match S::combine_setup(&self.roster0, &clients, &servers) {
+            Ok(_) => {}
+            Err(SetupError::CommitmentMismatch { pairs }) => {
+                // Each disputed pair is settled by its server's DLEQ-proven DH reveal.
+                self.disputes = Some(pairs.into_iter().map(|p| (p, None)).collect());
+                return Ok(());
+            }
+            Err(SetupError::Malformed { culprit }) => {
+                return Err(fault(culprit, "malformed suite set-up"));
+            }
+            Err(e) => return Err(fault(Party::Server(ServerId(0)), e.to_string())),
+        }
         self.shuffle
             .close_submissions()
             .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))
+    }
+
+    /// The clients whose commitments with `server` are disputed (it must reveal for each).
+    pub fn disputes_for(&self, server: ServerId) -> Vec<ClientId> {
+        self.disputes
+            .iter()
+            .flatten()
+            .filter(|((_, s), _)| *s == server)
+            .map(|((c, _), _)| *c)
+            .collect()
+    }
+
+    /// Whether set-up is stuck on a commitment dispute.
+    pub fn is_disputed(&self) -> bool {
+        self.disputes.is_some()
+    }
+
+    /// A server's dispute reveals; once every disputed pair is revealed, names the liars
+    /// (set-up then fails: the convener restarts without them).
+    fn add_dispute(&mut self, j: ServerId, env: &Envelope<S::G>) -> Result<(), SetupFault> {
+        let sender = Party::Server(j);
+        let Some(disputes) = self.disputes.as_mut() else {
+            return Err(fault(sender, "dispute reveal without a dispute"));
+        };
+        let list = Reader::new(&env.payload)
+            .byte_list()
+            .map_err(|e| fault(sender, e.to_string()))?;
+        for bytes in list {
+            let reveal = DhReveal::<S::G>::from_bytes(&bytes)
+                .map_err(|e| fault(sender, format!("dispute reveal: {e}")))?;
+            if reveal.prover() != sender {
+                return Err(fault(sender, "dispute reveal for another server"));
+            }
+            match disputes.get_mut(&(reveal.client(), j)) {
+                Some(slot @ None) => *slot = Some(reveal),
+                _ => return Err(fault(sender, "reveal for an undisputed pair")),
+            }
+        }
+        if disputes.values().any(Option::is_none) {
+            return Ok(());
+        }
+        let mut liars = Vec::new();
+        for ((c, s), reveal) in disputes.iter() {
+            let (Some(reveal), Some(Some(cs)), Some(Some(ss))) = (
+                reveal,
+                self.client_setups.get(c.0 as usize),
+                self.server_setups.get(s.0 as usize),
+            ) else {
+                continue;
+            };
+            match S::resolve_dispute(&self.roster0, cs, ss, reveal) {
+                Some(Liar::Client(c)) => liars.push(Party::Client(c)),
+                Some(Liar::Server(s)) => liars.push(Party::Server(s)),
+                Some(Liar::Both(c, s)) => {
+                    liars.push(Party::Client(c));
+                    liars.push(Party::Server(s));
+                }
+                // A reveal that settles nothing: its server did not do its part.
+                _ => liars.push(Party::Server(*s)),
+            }
+        }
+        liars.sort_unstable();
+        liars.dedup();
+        Err(SetupFault {
+            culprits: liars,
+            reason: "set-up commitments disputed; the DH reveals name who lied".into(),
+        })
     }
 
     /// Applies buffered shuffle steps and decryptions in protocol order.

@@ -172,8 +172,40 @@ impl<S: ProtoSuite> Simulator<S> {
         Self::from_config(config, server_keys, client_keys, network, rng)
     }
 
+    /// Like [`Simulator::new`], but nothing is sent until [`Simulator::start`]: install tamper
+    /// hooks or adversaries that must see the very first (set-up) messages.
+    pub fn new_paused(
+        policy: Policy,
+        servers: usize,
+        clients: usize,
+        network: Network,
+        seed: u64,
+    ) -> Result<Self, crate::ConfigError> {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let (config, server_keys, client_keys) =
+            generate_group::<S, _>(policy, servers, clients, &mut rng);
+        Self::build(config, server_keys, client_keys, network, rng)
+    }
+
+    /// Puts the participants' first messages on the links (see [`Simulator::new_paused`]).
+    pub fn start(&mut self) {
+        self.collect_all();
+    }
+
     /// A simulator over an existing configuration and its secret keys.
     pub fn from_config(
+        config: GroupConfig<S>,
+        server_keys: Vec<SigningKey<S::G>>,
+        client_keys: Vec<SigningKey<S::G>>,
+        network: Network,
+        rng: ChaCha20Rng,
+    ) -> Result<Self, crate::ConfigError> {
+        let mut sim = Self::build(config, server_keys, client_keys, network, rng)?;
+        sim.start();
+        Ok(sim)
+    }
+
+    fn build(
         config: GroupConfig<S>,
         server_keys: Vec<SigningKey<S::G>>,
         client_keys: Vec<SigningKey<S::G>>,
@@ -212,7 +244,7 @@ impl<S: ProtoSuite> Simulator<S> {
             cpu.insert(Party::Client(ClientId(i as u32)), start.elapsed());
             clients.push(c);
         }
-        let mut sim = Self {
+        let sim = Self {
             now: Duration::ZERO,
             seq: 0,
             network,
@@ -229,7 +261,6 @@ impl<S: ProtoSuite> Simulator<S> {
             events: Vec::new(),
             cpu,
         };
-        sim.collect_all();
         Ok(sim)
     }
 

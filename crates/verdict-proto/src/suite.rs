@@ -6,8 +6,8 @@ use verdict_dcnet::elgamal::ElGamal;
 use verdict_dcnet::pairing::{ChunkWidth, Pairing};
 use verdict_dcnet::xor::{XorCiphertext, XorClientState, XorServerState};
 use verdict_dcnet::{
-    Ciphersuite, ClientId, DcError, HashingGenerator, PreparedSlot, ServerId, Session, SlotRound,
-    Verifiable, Xor,
+    Ciphersuite, ClientId, DcError, DhReveal, HashingGenerator, Liar, PreparedSlot, Roster,
+    ServerId, Session, SlotRound, Verifiable, Xor,
 };
 use verdict_group::bls12_381::G2;
 use verdict_group::{Group, MessageGroup};
@@ -28,10 +28,55 @@ pub trait ProtoSuite:
 {
     /// The key group.
     type G: Group;
+
+    /// Set-up dispute, step 1: server `server` provably reveals its Diffie–Hellman value with
+    /// `client` (DLEQ proof), which settles whether the pair's published commitments are right.
+    /// `None` for suites whose set-up has no pairwise commitments.
+    fn reveal_for_dispute<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        server: ServerId,
+        key: &SigningKey<Self::G>,
+        client: ClientId,
+        rng: &mut R,
+    ) -> Option<DhReveal<Self::G>> {
+        let _ = (roster, server, key, client, rng);
+        None
+    }
+
+    /// Set-up dispute, step 2: who lied, given the pair's published set-up messages and the
+    /// reveal. `None` if the suite has no disputes or the reveal settles nothing.
+    fn resolve_dispute(
+        roster: &Roster<Self>,
+        client_setup: &Self::ClientSetup,
+        server_setup: &Self::ServerSetup,
+        reveal: &DhReveal<Self::G>,
+    ) -> Option<Liar> {
+        let _ = (roster, client_setup, server_setup, reveal);
+        None
+    }
 }
 
 impl<G: MessageGroup> ProtoSuite for HashingGenerator<G> {
     type G = G;
+
+    fn reveal_for_dispute<R: RngCore + CryptoRng + ?Sized>(
+        roster: &Roster<Self>,
+        server: ServerId,
+        key: &SigningKey<G>,
+        client: ClientId,
+        rng: &mut R,
+    ) -> Option<DhReveal<G>> {
+        Self::dispute_server(roster, server, key, client, rng).ok()
+    }
+
+    fn resolve_dispute(
+        roster: &Roster<Self>,
+        client_setup: &Self::ClientSetup,
+        server_setup: &Self::ServerSetup,
+        reveal: &DhReveal<G>,
+    ) -> Option<Liar> {
+        HashingGenerator::<G>::resolve_dispute(roster, client_setup, server_setup, reveal).ok()
+    }
 }
 
 impl<G: MessageGroup> ProtoSuite for ElGamal<G> {

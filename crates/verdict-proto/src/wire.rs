@@ -37,6 +37,8 @@ pub enum Kind {
     Decryption = 4,
     /// Server → its clients: every signed set-up message, for clients to verify themselves.
     SetupTranscript = 5,
+    /// Server → servers: DH reveals settling disputed set-up commitments.
+    Dispute = 6,
     /// Client → upstream server: one ciphertext per open slot.
     Submission = 10,
     /// Server → servers: the signed submissions this server accepted.
@@ -71,6 +73,7 @@ impl Kind {
             3 => Self::ShuffleStep,
             4 => Self::Decryption,
             5 => Self::SetupTranscript,
+            6 => Self::Dispute,
             10 => Self::Submission,
             11 => Self::Inventory,
             12 => Self::Commit,

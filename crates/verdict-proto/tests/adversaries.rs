@@ -325,3 +325,109 @@ fn hybrid_equivocating_commit_is_detected() {
         assert_eq!(*server, ServerId(0), "{fault:?}");
     }
 }
+
+/// Rewrites one participant's set-up commitments (swapping its first two, both valid points)
+/// and re-signs, so the pairwise cross-check fails and the dispute must name it.
+fn corrupt_setup(sim: &mut Simulator<Hg>, who: Party) {
+    use verdict_proto::wire::{Envelope, Kind, Reader, Writer};
+    let key = sim.signing_key(who).unwrap().clone();
+    let mut rng =
+        <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(5);
+    sim.set_tamper(Box::new(move |from, _to, bytes| {
+        if from != who {
+            return Some(bytes);
+        }
+        let env = Envelope::<Ristretto255>::from_bytes(&bytes).unwrap();
+        let h = env.header().clone();
+        let mut r = Reader::new(&env.payload);
+        let payload = match h.kind {
+            Kind::ClientSetup => {
+                let sub = r.bytes().unwrap().to_vec();
+                let mut setup = r.bytes().unwrap().to_vec();
+                let (a, b) = setup.split_at_mut(32);
+                a.swap_with_slice(&mut b[..32]);
+                let mut w = Writer::new();
+                w.bytes(&sub).bytes(&setup);
+                w.finish()
+            }
+            Kind::SetupInventory => {
+                let mut setup = r.bytes().unwrap().to_vec();
+                let rest = r.byte_list().unwrap();
+                let (a, b) = setup.split_at_mut(32);
+                a.swap_with_slice(&mut b[..32]);
+                let mut w = Writer::new();
+                w.bytes(&setup);
+                verdict_proto::wire::write_byte_list(&mut w, &rest);
+                w.finish()
+            }
+            _ => return Some(bytes),
+        };
+        Some(
+            Envelope::seal(
+                &key, h.kind, h.sender, h.session, h.round, payload, &mut rng,
+            )
+            .to_bytes(),
+        )
+    }));
+}
+
+fn setup_failures(sim: &Simulator<Hg>) -> Vec<Vec<Party>> {
+    (0..sim.num_servers() as u32)
+        .flat_map(|j| {
+            sim.events_of(Party::Server(ServerId(j)))
+                .filter_map(|e| match e {
+                    Event::SetupFailed { culprits, .. } => Some(culprits.clone()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn setup_dispute_names_a_lying_client() {
+    // The tamper hook must be installed before the first messages leave: build paused.
+    let mut sim = {
+        let mut s = Simulator::<Hg>::new_paused(
+            policy(Mode::Verifiable(Verification::Eager)),
+            3,
+            4,
+            Network::default(),
+            21,
+        )
+        .unwrap();
+        corrupt_setup(&mut s, Party::Client(ClientId(2)));
+        s.start();
+        s
+    };
+    sim.run_rounds(1, Duration::from_secs(60));
+    let f = setup_failures(&sim);
+    assert_eq!(f.len(), 3, "every server fails set-up: {f:?}");
+    for culprits in f {
+        assert_eq!(culprits, vec![Party::Client(ClientId(2))]);
+    }
+}
+
+#[test]
+fn setup_dispute_names_a_lying_server() {
+    let mut sim = Simulator::<Hg>::new_paused(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        4,
+        Network::default(),
+        22,
+    )
+    .unwrap();
+    corrupt_setup(&mut sim, Party::Server(ServerId(1)));
+    sim.start();
+    sim.run_rounds(1, Duration::from_secs(60));
+    // The link tamper makes server 1 inconsistent (its own copy is honest), so the honest
+    // servers either settle the dispute or catch it equivocating / stalling: every outcome
+    // must name server 1 and nobody else.
+    let mut named = setup_failures(&sim);
+    named.extend(halts(&sim).into_iter().map(|(s, _)| vec![Party::Server(s)]));
+    assert!(!named.is_empty());
+    for culprits in named {
+        assert_eq!(culprits, vec![Party::Server(ServerId(1))]);
+    }
+}
