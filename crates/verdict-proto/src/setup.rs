@@ -49,6 +49,9 @@ pub(crate) struct SetupOutcome<S: ProtoSuite> {
     pub server_setups: Vec<S::ServerSetup>,
 }
 
+/// Disputed (client, server) pairs and the server's reveal for each, once received.
+type Disputes<G> = BTreeMap<(ClientId, ServerId), Option<DhReveal<G>>>;
+
 pub(crate) struct SetupLog<S: ProtoSuite> {
     session: SessionId,
     roster0: Roster<S>,
@@ -61,7 +64,7 @@ pub(crate) struct SetupLog<S: ProtoSuite> {
     decryptions: BTreeMap<u32, Envelope<S::G>>,
     applied_decryptions: Vec<Envelope<S::G>>,
     /// Pairs whose set-up commitments disagree, with the server's reveal once it arrives.
-    disputes: Option<BTreeMap<(ClientId, ServerId), Option<DhReveal<S::G>>>>,
+    disputes: Option<Disputes<S::G>>,
 }
 
 impl<S: ProtoSuite> SetupLog<S> {
