@@ -237,9 +237,11 @@ impl Group for Point {
         }
     }
     fn mul_generator_encoded(scalars: &[Scalar]) -> (Vec<Self>, Vec<[u8; 32]>) {
+        // `half()` reduces its constant on every call: compute it once per batch.
+        let h = half();
         let halves: Vec<RistrettoPoint> = scalars
             .iter()
-            .map(|s| RISTRETTO_BASEPOINT_TABLE * &(s.0 * half()))
+            .map(|s| RISTRETTO_BASEPOINT_TABLE * &(s.0 * h))
             .collect();
         doubled_with_encodings(&halves)
     }
