@@ -329,8 +329,10 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         expected: n,
         actual: n,
     };
-    let lambda1 = G::mul_generator(&e0) + G::msm_vartime(&coef, &xs).map_err(msm_err)?;
-    let lambda2 = h_table.mul(&e0) + G::msm_vartime(&coef, &ys).map_err(msm_err)?;
+    // The coefficients are secret (with σ published, they would link inputs to outputs), so
+    // the sums use the constant-time MSM.
+    let lambda1 = G::mul_generator(&e0) + G::msm(&coef, &xs).map_err(msm_err)?;
+    let lambda2 = h_table.mul(&e0) + G::msm(&coef, &ys).map_err(msm_err)?;
     coef.zeroize();
     e0.zeroize();
     // Same layout as `encode_first_move`, from the encodings already at hand.
