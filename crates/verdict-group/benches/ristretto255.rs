@@ -48,6 +48,7 @@ fn raw(c: &mut Criterion) {
 
 fn wrapper(c: &mut Criterion) {
     common::bench_group::<Ristretto255>(c);
+    common::bench_batches::<Ristretto255>(c);
     common::bench_message_group::<Ristretto255>(c);
 }
 
