@@ -235,7 +235,8 @@ impl<G: Group> ShuffleProof<G> {
 ///
 /// Cost: `6n + 1` constant-time fixed-base multiplications (secret scalars), `n` variable-time
 /// multiplications of `Γ` by the public responses `σ` through one shared window table (for
-/// `D`), and two `n`-term multi-scalar multiplications (`Λ₁`, `Λ₂`).
+/// `D`), and two `n`-term constant-time multi-scalar multiplications (`Λ₁`, `Λ₂`, secret
+/// coefficients). What runs in constant time is listed in the crate's design notes.
 pub fn prove<G: Group, R: RngCore + CryptoRng + ?Sized>(
     ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
