@@ -58,6 +58,7 @@ fn raw(c: &mut Criterion) {
 
 fn wrapper(c: &mut Criterion) {
     common::bench_group::<P256>(c);
+    common::bench_batches::<P256>(c);
     common::bench_message_group::<P256>(c);
 }
 

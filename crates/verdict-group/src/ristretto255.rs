@@ -8,15 +8,15 @@
 //! - Hash to group: blake3 XOF (see [`crate::hash`]) → 64 uniform bytes → the RFC 9496 §4.3.4
 //!   element derivation (two one-way maps, added).
 //! - Embedding: try-and-increment on the canonical encoding, [`MessageGroup::CAPACITY`] = 30.
-//! - Constant time: `Mul<Scalar>`, [`Group::mul_generator`] and the fixed-base table are
-//!   constant time (dalek); `*_vartime`, hashing and embedding are not.
+//! - Constant time: `Mul<Scalar>`, [`Group::mul_generator`], [`Group::msm`] and the
+//!   fixed-base table are constant time (dalek); `*_vartime`, hashing and embedding are not.
 
 use core::ops::{Mul, MulAssign};
 
 use curve25519_dalek::constants::RISTRETTO_BASEPOINT_TABLE;
 use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoBasepointTable, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar as DalekScalar;
-use curve25519_dalek::traits::{Identity, IsIdentity, VartimeMultiscalarMul};
+use curve25519_dalek::traits::{Identity, IsIdentity, MultiscalarMul, VartimeMultiscalarMul};
 use rand_core::{CryptoRng, RngCore};
 use zeroize::Zeroize;
 
@@ -216,6 +216,20 @@ impl Group for Point {
             points.iter().map(|p| &p.0),
         )))
     }
+    fn msm(scalars: &[Scalar], points: &[Self]) -> Result<Self, GroupError> {
+        if scalars.len() != points.len() {
+            return Err(GroupError::LengthMismatch {
+                left: scalars.len(),
+                right: points.len(),
+            });
+        }
+        // dalek's `MultiscalarMul` is its constant-time Straus (AVX2 where available): fixed
+        // radix-16 digits and constant-time table selection for every term.
+        Ok(Point(RistrettoPoint::multiscalar_mul(
+            scalars.iter().map(|s| &s.0),
+            points.iter().map(|p| &p.0),
+        )))
+    }
     fn precompute(&self) -> Table {
         Table {
             base: *self,
@@ -223,9 +237,11 @@ impl Group for Point {
         }
     }
     fn mul_generator_encoded(scalars: &[Scalar]) -> (Vec<Self>, Vec<[u8; 32]>) {
+        // `half()` reduces its constant on every call: compute it once per batch.
+        let h = half();
         let halves: Vec<RistrettoPoint> = scalars
             .iter()
-            .map(|s| RISTRETTO_BASEPOINT_TABLE * &(s.0 * half()))
+            .map(|s| RISTRETTO_BASEPOINT_TABLE * &(s.0 * h))
             .collect();
         doubled_with_encodings(&halves)
     }
@@ -233,6 +249,10 @@ impl Group for Point {
         let h = s.0 * half();
         let halves: Vec<RistrettoPoint> = bases.iter().map(|b| b.0 * h).collect();
         doubled_with_encodings(&halves)
+    }
+    fn double_encoded(halves: &[Self]) -> (Vec<Self>, Vec<[u8; 32]>) {
+        let inner: Vec<RistrettoPoint> = halves.iter().map(|q| q.0).collect();
+        doubled_with_encodings(&inner)
     }
     fn to_bytes(&self) -> [u8; 32] {
         self.0.compress().to_bytes()

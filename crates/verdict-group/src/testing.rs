@@ -229,6 +229,62 @@ pub fn check_multiplication<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
         Err(GroupError::LengthMismatch { left: 1, right: 0 }),
         "{name}: MSM length mismatch"
     );
+    // The secret-scalar MSM computes the same sums (including zero and −1 coefficients).
+    for n in [0usize, 1, 2, 3, 17, 64] {
+        let mut scalars: Vec<_> = (0..n).map(|_| G::Scalar::random(rng)).collect();
+        if n >= 3 {
+            scalars[0] = zero;
+            scalars[1] = -one;
+        }
+        let points: Vec<_> = (0..n).map(|_| G::random(rng)).collect();
+        let expect: G = scalars.iter().zip(&points).map(|(s, p)| *p * s).sum();
+        assert_eq!(
+            G::msm(&scalars, &points),
+            Ok(expect),
+            "{name}: secret-scalar MSM n = {n}"
+        );
+    }
+    assert_eq!(
+        G::msm(&s, &[]),
+        Err(GroupError::LengthMismatch { left: 1, right: 0 }),
+        "{name}: secret-scalar MSM length mismatch"
+    );
+    // One base, many public scalars: every batch size crosses a different window choice.
+    let base = G::random(rng);
+    for n in [0usize, 1, 2, 3, 5, 40, 300] {
+        let mut scalars: Vec<_> = (0..n).map(|_| G::Scalar::random(rng)).collect();
+        if n >= 3 {
+            scalars[0] = zero;
+            scalars[1] = -one;
+            scalars[2] = one;
+        }
+        let got = base.mul_many_vartime(&scalars);
+        assert_eq!(got.len(), n, "{name}: mul_many_vartime length");
+        for (s, p) in scalars.iter().zip(&got) {
+            assert_eq!(*p, base * s, "{name}: mul_many_vartime n = {n}");
+        }
+    }
+    assert!(
+        G::identity()
+            .mul_many_vartime(&[one, -one, zero, one])
+            .iter()
+            .all(G::is_identity),
+        "{name}: mul_many_vartime of the identity"
+    );
+    // Doubling with encodings agrees with doubling and encoding one by one.
+    let mut halves: Vec<G> = (0..5).map(|_| G::random(rng)).collect();
+    halves.push(G::identity());
+    let (pts, reprs) = G::double_encoded(&halves);
+    assert_eq!(pts.len(), halves.len(), "{name}: double_encoded length");
+    for ((q, p), r) in halves.iter().zip(&pts).zip(&reprs) {
+        assert_eq!(*p, *q + *q, "{name}: double_encoded point");
+        assert_eq!(*r, p.to_bytes(), "{name}: double_encoded encoding");
+    }
+    assert_eq!(
+        G::double_encoded(&[]),
+        (vec![], vec![]),
+        "{name}: empty double_encoded"
+    );
 }
 
 /// Encoding round trip, canonicity of every accepted encoding, length and identity rules, and

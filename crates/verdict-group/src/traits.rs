@@ -138,6 +138,31 @@ pub trait Group:
     ///
     /// Returns [`GroupError::LengthMismatch`] if the slices differ in length.
     fn msm_vartime(scalars: &[Self::Scalar], points: &[Self]) -> Result<Self, GroupError>;
+    /// `Σ sᵢ · Pᵢ` for **secret** scalars: the same constant-time guarantee as `Mul`.
+    ///
+    /// Returns [`GroupError::LengthMismatch`] if the slices differ in length. The default sums
+    /// `Pᵢ · sᵢ` term by term; a backend with a constant-time multi-scalar algorithm overrides
+    /// it (ristretto255: dalek's constant-time Straus, ≈3.5× cheaper per term than separate
+    /// multiplications), and a backend that is never constant time may forward to
+    /// [`Group::msm_vartime`], which is then no weaker than its `Mul`.
+    fn msm(scalars: &[Self::Scalar], points: &[Self]) -> Result<Self, GroupError> {
+        if scalars.len() != points.len() {
+            return Err(GroupError::LengthMismatch {
+                left: scalars.len(),
+                right: points.len(),
+            });
+        }
+        Ok(scalars.iter().zip(points).map(|(s, p)| *p * s).sum())
+    }
+    /// `sᵢ · self` for every scalar, for **public** scalars (variable time).
+    ///
+    /// One base and many scalars: the default builds a signed-digit window table sized to the
+    /// batch, one row at a time ([`crate::fixed_base::mul_many_vartime`]), which needs about
+    /// `256/w + 1` additions per scalar for a window of `w` bits (`w = 8` at 1,024 scalars)
+    /// instead of a full multiplication each.
+    fn mul_many_vartime(&self, scalars: &[Self::Scalar]) -> Vec<Self> {
+        crate::fixed_base::mul_many_vartime(self, scalars)
+    }
     /// Precomputes a table for repeated multiplication of `self` by different scalars.
     fn precompute(&self) -> Self::Table;
 
@@ -160,6 +185,17 @@ pub trait Group:
     /// scalar, many per-round generators).
     fn mul_each_encoded(bases: &[Self], s: &Self::Scalar) -> (Vec<Self>, Vec<Self::Repr>) {
         let points: Vec<Self> = bases.iter().map(|b| *b * s).collect();
+        let reprs = Self::batch_to_bytes(&points);
+        (points, reprs)
+    }
+
+    /// `2·Qᵢ` for every `Qᵢ`, together with the canonical encodings of the results.
+    ///
+    /// Lets a prover that computes `Qᵢ = Pᵢ/2` on purpose publish `Pᵢ` with the batch
+    /// encoding of [`Group::mul_generator_encoded`] (ristretto255 encodes doubles with one
+    /// shared field inversion); the default doubles and calls [`Group::batch_to_bytes`].
+    fn double_encoded(halves: &[Self]) -> (Vec<Self>, Vec<Self::Repr>) {
+        let points: Vec<Self> = halves.iter().map(Self::double).collect();
         let reprs = Self::batch_to_bytes(&points);
         (points, reprs)
     }

@@ -233,7 +233,10 @@ impl<G: Group> ShuffleProof<G> {
 
 /// Proves that `st.outputs` is a shuffle of `st.inputs` under `st.h`.
 ///
-/// Cost: `7n + 1` fixed-base multiplications and two `n`-term multi-scalar multiplications.
+/// Cost: `6n + 1` constant-time fixed-base multiplications (secret scalars), `n` variable-time
+/// multiplications of `Γ` by the public responses `σ` through one shared window table (for
+/// `D`), and two `n`-term constant-time multi-scalar multiplications (`Λ₁`, `Λ₂`, secret
+/// coefficients). What runs in constant time is listed in the crate's design notes.
 pub fn prove<G: Group, R: RngCore + CryptoRng + ?Sized>(
     ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
@@ -256,8 +259,12 @@ pub(crate) fn prove_with_hooks<G: Group, R: RngCore + CryptoRng + ?Sized>(
     check_permutation(&witness.permutation)?;
     let base = statement_transcript(ctx, st, hooks);
     let h_table = st.h.precompute();
+    // 2⁻¹ mod q exists: q is an odd prime in every group.
+    let half = G::Scalar::from_u64(2)
+        .invert()
+        .ok_or(ShuffleError::Degenerate)?;
     for _ in 0..PROVE_ATTEMPTS {
-        match prove_attempt(base.clone(), st, witness, &h_table, rng) {
+        match prove_attempt(base.clone(), st, witness, &h_table, &half, rng) {
             Err(ShuffleError::Degenerate) => continue,
             other => return other,
         }
@@ -279,8 +286,10 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     st: &ShuffleStatement<'_, G>,
     witness: &ShuffleWitness<G>,
     h_table: &G::Table,
+    half: &G::Scalar,
     rng: &mut R,
 ) -> Result<ShuffleProof<G>, ShuffleError> {
+    let half = *half;
     let n = st.inputs.len();
     let pi = &witness.permutation;
     let beta = |j: usize| *witness.rerandomizers[j].expose();
@@ -303,9 +312,11 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let (c_pts, c_enc) = G::mul_generator_encoded(&c_exps);
     c_exps.zeroize();
     let (u_pts, u_enc) = G::mul_generator_encoded(&u);
-    let mut w_exps: Vec<G::Scalar> = w.iter().map(|wi| gamma * *wi).collect();
-    let (w_pts, w_enc) = G::mul_generator_encoded(&w_exps);
-    w_exps.zeroize();
+    // W is built from its halves W/2 = (γw/2)·g, which are kept: D/2 is derived from them below.
+    let mut w_half_exps: Vec<G::Scalar> = w.iter().map(|wi| gamma * *wi * half).collect();
+    let w_halves: Vec<G> = w_half_exps.iter().map(G::mul_generator).collect();
+    w_half_exps.zeroize();
+    let (w_pts, w_enc) = G::double_encoded(&w_halves);
     // Λ₁ = (τ₀ + Σ wᵢβ_{π(i)})·g + Σ_j (w_{π⁻¹(j)} − u_j)·X_j, and likewise Λ₂ with h, Y.
     let mut coef: Vec<G::Scalar> = (0..n).map(|j| w[pinv[j]] - u[j]).collect();
     let mut e0 = tau0;
@@ -319,8 +330,10 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         expected: n,
         actual: n,
     };
-    let lambda1 = G::mul_generator(&e0) + G::msm_vartime(&coef, &xs).map_err(msm_err)?;
-    let lambda2 = h_table.mul(&e0) + G::msm_vartime(&coef, &ys).map_err(msm_err)?;
+    // The coefficients are secret (with σ published, they would link inputs to outputs), so
+    // the sums use the constant-time MSM.
+    let lambda1 = G::mul_generator(&e0) + G::msm(&coef, &xs).map_err(msm_err)?;
+    let lambda2 = h_table.mul(&e0) + G::msm(&coef, &ys).map_err(msm_err)?;
     coef.zeroize();
     e0.zeroize();
     // Same layout as `encode_first_move`, from the encodings already at hand.
@@ -340,11 +353,21 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     tr.append_message(b"first-move", &first_enc);
     let rho = tr.challenge_scalars::<G>(b"rho", n);
 
-    // EGA.3
+    // EGA.3: Dᵢ = γ·b_{π(i)}·g. The response σᵢ = wᵢ + b_{π(i)} (EGA.5) is already fixed and
+    // public (it is published in the proof), and equation (33) gives Dᵢ = σᵢ·Γ − Wᵢ: a
+    // multiplication of the public Γ by public scalars, so the n products need no constant-time
+    // code and share one variable-time window table. Computed as halves, so that D is encoded
+    // with the batch double-and-encode: Dᵢ/2 = σᵢ·(Γ/2) − Wᵢ/2.
     let mut b: Vec<G::Scalar> = rho.iter().zip(&u).map(|(r, ui)| *r - *ui).collect();
-    let mut d_exps: Vec<G::Scalar> = pi.iter().map(|&j| gamma * b[j]).collect();
-    let (d_pts, d_reprs) = G::mul_generator_encoded(&d_exps);
-    d_exps.zeroize();
+    let sigma: Vec<G::Scalar> = pi.iter().zip(&w).map(|(&j, wi)| *wi + b[j]).collect();
+    let gamma_half_pt = gamma_pt.mul_vartime(&half);
+    let d_halves: Vec<G> = gamma_half_pt
+        .mul_many_vartime(&sigma)
+        .into_iter()
+        .zip(&w_halves)
+        .map(|(sg, wh)| sg - *wh)
+        .collect();
+    let (d_pts, d_reprs) = G::double_encoded(&d_halves);
     let d_enc = concat_reprs::<G>(&d_reprs);
     tr.append_message(b"D", &d_enc);
     let lambda = tr.challenge_scalar::<G>(b"lambda");
@@ -356,7 +379,6 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         .map(|(ai, bi)| *ai + lambda * *bi)
         .collect();
     let mut s: Vec<G::Scalar> = pi.iter().map(|&j| gamma * r[j]).collect();
-    let sigma: Vec<G::Scalar> = pi.iter().zip(&w).map(|(&j, wi)| *wi + b[j]).collect();
     let mut tau = -tau0;
     for (j, bj) in b.iter().enumerate() {
         tau += *bj * beta(j);
