@@ -213,3 +213,69 @@ impl Policy {
 fn micros(d: Duration) -> u64 {
     u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn all_waits_for_everyone() {
+        let w = WindowPolicy::all();
+        assert_eq!(w.needed(10), 10);
+        assert_eq!(w.close_at(None, false), None);
+        assert_eq!(w.close_at(Some(3 * S), true), Some(3 * S));
+    }
+
+    #[test]
+    fn threshold_closes_when_reached() {
+        let w = WindowPolicy::threshold(500);
+        assert_eq!(w.needed(10), 5);
+        assert_eq!(w.needed(3), 2);
+        assert_eq!(w.needed(0), 0);
+        assert_eq!(w.close_at(Some(2 * S), false), Some(2 * S));
+    }
+
+    #[test]
+    fn timeout_closes_at_the_deadline_or_when_all_arrived() {
+        let w = WindowPolicy::timeout(5 * S);
+        assert_eq!(w.close_at(None, false), Some(5 * S));
+        assert_eq!(w.close_at(Some(2 * S), true), Some(2 * S));
+    }
+
+    #[test]
+    fn dissent_waits_a_multiple_of_the_elapsed_time_up_to_the_cap() {
+        let w = WindowPolicy::dissent(950, 50, 10 * S);
+        assert_eq!(w.needed(100), 95);
+        assert_eq!(w.close_at(Some(4 * S), false), Some(6 * S));
+        assert_eq!(w.close_at(Some(8 * S), false), Some(10 * S));
+        assert_eq!(w.close_at(Some(4 * S), true), Some(4 * S));
+        assert_eq!(w.close_at(None, false), Some(10 * S));
+    }
+
+    #[test]
+    fn validation_and_encoding() {
+        let p = Policy::default();
+        assert!(p.validate().is_ok());
+        let bad = Policy {
+            window: WindowPolicy::threshold(0),
+            ..Policy::default()
+        };
+        assert!(bad.validate().is_err());
+        let bad = Policy {
+            default_len: 2,
+            ..Policy::default()
+        };
+        assert!(bad.validate().is_err());
+        let other = Policy {
+            mode: Mode::Hybrid(Verification::Eager),
+            ..Policy::default()
+        };
+        assert_ne!(
+            p.to_bytes(),
+            other.to_bytes(),
+            "the mode is bound into the session id"
+        );
+    }
+}

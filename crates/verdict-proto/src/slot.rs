@@ -377,3 +377,151 @@ impl Schedule {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{Mode, Verification};
+
+    fn result(round: u64, slots: Vec<(OpenSlot, SlotOutput, u32)>) -> RoundResult {
+        RoundResult {
+            round,
+            participants: 3,
+            next_lens: slots.iter().map(|s| s.2).collect(),
+            slots: slots.into_iter().map(|(o, out, _)| (o, out)).collect(),
+            excluded: vec![(ClientId(2), ExclusionReason::DoubleSubmission { round })],
+        }
+    }
+
+    fn policy(mode: Mode) -> Policy {
+        Policy {
+            mode,
+            default_len: 32,
+            max_len: 1000,
+            idle_rounds: 2,
+            reopen_per_round: 1,
+            ..Policy::default()
+        }
+    }
+
+    #[test]
+    fn owners_choose_lengths_idle_slots_close_and_the_pointer_reopens() {
+        let mut s = Schedule::new(&policy(Mode::Verifiable(Verification::Eager)), 3, 90);
+        let open = s.open_slots();
+        assert_eq!(open.len(), 3);
+        assert!(
+            open.iter()
+                .all(|o| o.len == 32 && o.kind == SlotKind::Verifiable)
+        );
+        // Slot 0 asks for 500 bytes, slot 1 for 5000 (clamped), slot 2 is empty.
+        s.advance(&result(
+            0,
+            vec![
+                (open[0], SlotOutput::Message(b"a".to_vec()), 500),
+                (open[1], SlotOutput::Message(b"b".to_vec()), 5000),
+                (open[2], SlotOutput::Empty, 0),
+            ],
+        ));
+        assert_eq!((s.len_of(0), s.len_of(1), s.len_of(2)), (500, 1000, 32));
+        // Slot 0 closes itself (requests 0); slot 2 idles a second round and closes. The
+        // pointer (now at slot 1) finds slot 1 open and reopens nothing.
+        let open = s.open_slots();
+        s.advance(&result(
+            1,
+            vec![
+                (open[0], SlotOutput::Message(Vec::new()), 0),
+                (open[1], SlotOutput::Message(b"b".to_vec()), 40),
+                (open[2], SlotOutput::Empty, 0),
+            ],
+        ));
+        assert_eq!((s.len_of(0), s.len_of(1), s.len_of(2)), (0, 40, 0));
+        // Next round the pointer is at slot 2: it reopens at the default length; slot 0 waits.
+        let open = s.open_slots();
+        assert_eq!(open.len(), 1);
+        s.advance(&result(
+            2,
+            vec![(open[0], SlotOutput::Message(b"b".to_vec()), 40)],
+        ));
+        assert_eq!((s.len_of(0), s.len_of(1), s.len_of(2)), (0, 40, 32));
+        s.advance(&result(3, Vec::new()));
+        assert_eq!(s.len_of(0), 32, "the pointer came round to slot 0");
+    }
+
+    #[test]
+    fn initially_open_limits_round_zero() {
+        let p = Policy {
+            initially_open: 2,
+            ..policy(Mode::Verifiable(Verification::Eager))
+        };
+        let s = Schedule::new(&p, 5, 90);
+        let slots: Vec<u32> = s.open_slots().iter().map(|o| o.slot).collect();
+        assert_eq!(slots, vec![0, 1]);
+    }
+
+    #[test]
+    fn a_corrupted_xor_slot_opens_its_accusation_slot_for_one_round() {
+        let mut s = Schedule::new(&policy(Mode::Hybrid(Verification::Eager)), 2, 90);
+        let open = s.open_slots();
+        assert!(open.iter().all(|o| o.kind == SlotKind::Xor));
+        s.advance(&result(
+            0,
+            vec![
+                (open[0], SlotOutput::Corrupt(vec![1]), 0),
+                (open[1], SlotOutput::Message(b"x".to_vec()), 32),
+            ],
+        ));
+        let open = s.open_slots();
+        assert_eq!(open.len(), 3);
+        assert_eq!(
+            open[2],
+            OpenSlot {
+                kind: SlotKind::Verifiable,
+                slot: 0,
+                len: 90
+            }
+        );
+        // The corrupted slot keeps its length; the accusation slot closes again.
+        assert_eq!(s.len_of(0), 32);
+        s.advance(&result(1, Vec::new()));
+        assert!(s.open_slots().iter().all(|o| o.kind == SlotKind::Xor));
+    }
+
+    #[test]
+    fn round_results_round_trip_and_reject_garbage() {
+        let open = OpenSlot {
+            kind: SlotKind::Xor,
+            slot: 7,
+            len: 64,
+        };
+        let r = result(
+            9,
+            vec![
+                (open, SlotOutput::Message(b"hi".to_vec()), 64),
+                (open, SlotOutput::Corrupt(vec![0xff; 3]), 0),
+                (open, SlotOutput::Empty, 0),
+            ],
+        );
+        let bytes = r.to_bytes();
+        assert_eq!(RoundResult::from_bytes(&bytes), Ok(r));
+        for cut in 0..bytes.len() {
+            assert!(RoundResult::from_bytes(&bytes[..cut]).is_err(), "cut {cut}");
+        }
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert_eq!(
+            RoundResult::from_bytes(&extra),
+            Err(WireError::TrailingBytes)
+        );
+    }
+
+    #[test]
+    fn accusations_round_trip() {
+        let a = Accusation {
+            round: 3,
+            slot: 4,
+            bit: 77,
+        };
+        assert_eq!(Accusation::from_bytes(&a.to_bytes()), Ok(a));
+        assert!(Accusation::from_bytes(&a.to_bytes()[1..]).is_err());
+    }
+}

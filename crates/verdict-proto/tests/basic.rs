@@ -34,3 +34,71 @@ fn verifiable_eager_round_trip() {
     assert!(delivered.contains(&b"hello".to_vec()));
     assert!(delivered.contains(&b"world".to_vec()));
 }
+
+#[test]
+fn pairing_suite_session() {
+    use verdict_dcnet::pairing::Pairing;
+    let policy = Policy {
+        mode: Mode::Verifiable(Verification::Eager),
+        default_len: 16,
+        ..Policy::default()
+    };
+    let mut sim = Simulator::<Pairing>::new(policy, 1, 2, Network::default(), 2).unwrap();
+    sim.submit(1, b"pairing".to_vec()).unwrap();
+    // Round 1 must start so that round 0's output has reached the clients.
+    sim.run_rounds(2, Duration::from_secs(60));
+    assert!(
+        sim.events_of(Party::Client(verdict_proto::ClientId(0)))
+            .any(|e| matches!(e, Event::Delivered { message, .. } if message == b"pairing"))
+    );
+}
+
+#[test]
+fn dissent_window_closes_after_the_fraction_plus_a_multiple() {
+    use verdict_proto::sim::Adversary;
+    use verdict_proto::{ClientId, WindowPolicy};
+    // 4 clients, one silent: 75% arrive at ~10 ms, then wait 100% of that, capped at 5 s.
+    let policy = Policy {
+        mode: Mode::Verifiable(Verification::Eager),
+        default_len: 64,
+        window: WindowPolicy::dissent(750, 100, Duration::from_secs(5)),
+        ..Policy::default()
+    };
+    let mut sim = Simulator::<Hg>::new(policy, 1, 4, Network::default(), 4).unwrap();
+    sim.add_adversary(Adversary::SilentClient {
+        client: ClientId(3),
+        from_round: 0,
+    });
+    let start = sim.now();
+    sim.run_rounds(3, Duration::from_secs(60));
+    let elapsed = sim.now() - start;
+    // Three rounds, each closing far before the 5 s cap.
+    assert!(elapsed < Duration::from_secs(1), "{elapsed:?}");
+    let participants: Vec<u32> = sim
+        .events_of(Party::Server(ServerId(0)))
+        .filter_map(|e| match e {
+            Event::RoundComplete { participants, .. } => Some(*participants),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(participants, vec![3, 3, 3]);
+}
+
+#[test]
+fn bandwidth_limits_slow_the_simulated_clock() {
+    let run = |bandwidth| {
+        let policy = Policy {
+            default_len: 64,
+            ..Policy::default()
+        };
+        let net = Network {
+            latency: Duration::from_millis(5),
+            bandwidth,
+        };
+        let mut sim = Simulator::<Hg>::new(policy, 2, 4, net, 9).unwrap();
+        sim.run_rounds(2, Duration::from_secs(600))
+    };
+    let fast = run(None);
+    let slow = run(Some(100_000));
+    assert!(slow > fast * 2, "fast {fast:?}, slow {slow:?}");
+}
