@@ -262,29 +262,18 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         if matches!(self.state, State::Done) {
             return;
         }
-        let env = match Envelope::<S::G>::from_bytes(bytes) {
+        if !matches!(from, Party::Server(_)) {
+            return self.reject(MessageError::Unexpected {
+                from,
+                kind: "message from a client",
+                round: 0,
+            });
+        }
+        let env = match self.config.open(&self.session, from, bytes) {
             Ok(e) => e,
-            Err(source) => return self.reject(MessageError::Malformed { from, source }),
+            Err(e) => return self.reject(e),
         };
         let h = env.header().clone();
-        if h.sender != from || !matches!(from, Party::Server(_)) {
-            return self.reject(MessageError::WrongSender {
-                from,
-                claimed: h.sender,
-            });
-        }
-        if h.session != self.session.0 {
-            return self.reject(MessageError::WrongSession { from });
-        }
-        let Some(key) = self.config.key_of(from) else {
-            return self.reject(MessageError::WrongSender {
-                from,
-                claimed: h.sender,
-            });
-        };
-        if let Err(source) = env.verify(key) {
-            return self.reject(MessageError::Malformed { from, source });
-        }
         let result = match h.kind {
             Kind::SetupTranscript if from == Party::Server(self.upstream) => {
                 self.on_setup_transcript(&env)
@@ -389,18 +378,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                     SlotKind::Verifiable if hybrid => {
                         if let Some(acc) = ready.accusation.take() {
                             let content = join_payload(0, &acc.to_bytes());
-                            let sig = sign_slot(
+                            payload = Some(signed_content(
                                 &self.pseudonym,
                                 &self.session,
                                 round,
-                                o.kind,
-                                o.slot,
-                                &content,
+                                o,
+                                content,
                                 &mut self.rng,
-                            );
-                            let mut p = content;
-                            p.extend_from_slice(&sig.to_bytes());
-                            payload = Some(p);
+                            ));
                         }
                     }
                     _ => {
@@ -418,20 +403,18 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                         if body.is_some() || !self.queue.is_empty() {
                             let message = body.unwrap_or_default();
                             let content = join_payload(next, &message);
-                            let mut p = content.clone();
-                            if sig_overhead > 0 {
-                                let sig = sign_slot(
+                            payload = Some(if sig_overhead > 0 {
+                                signed_content(
                                     &self.pseudonym,
                                     &self.session,
                                     round,
-                                    o.kind,
-                                    o.slot,
-                                    &content,
+                                    o,
+                                    content,
                                     &mut self.rng,
-                                );
-                                p.extend_from_slice(&sig.to_bytes());
-                            }
-                            payload = Some(p);
+                                )
+                            } else {
+                                content
+                            });
                         }
                     }
                 }
@@ -698,6 +681,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         }
         Ok(())
     }
+}
+
+/// `content ‖ σ`, `σ` the pseudonym signature binding it to this session, round and slot.
+fn signed_content<G: verdict_group::Group, R: RngCore + CryptoRng>(
+    pseudonym: &SigningKey<G>,
+    session: &SessionId,
+    round: u64,
+    slot: &OpenSlot,
+    mut content: Vec<u8>,
+    rng: &mut R,
+) -> Vec<u8> {
+    let sig = sign_slot(
+        pseudonym, session, round, slot.kind, slot.slot, &content, rng,
+    );
+    content.extend_from_slice(&sig.to_bytes());
+    content
 }
 
 /// The outcome of verifying a set-up transcript: the DC-net sessions, or the culprit.

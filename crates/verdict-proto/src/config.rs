@@ -5,9 +5,10 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
 use verdict_nizk::{Context, KeyRegistration, SigningKey, VerifyingKey};
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, MessageError};
 use crate::policy::Policy;
 use crate::suite::ProtoSuite;
+use crate::wire::Envelope;
 use crate::wire::Writer;
 
 const REGISTRATION_PURPOSE: &[u8] = b"verdict-proto/registration/v1";
@@ -172,6 +173,33 @@ impl<S: ProtoSuite> GroupConfig<S> {
             w.bytes(&m.key.to_bytes()).u32(up.0);
         }
         SessionId(blake3::derive_key(SESSION_CONTEXT, &w.finish()))
+    }
+
+    /// Decodes a message received from `from` and checks that `from` is its signer, that it is
+    /// for `session`, and its signature. Everything a peer sends goes through here first.
+    pub fn open(
+        &self,
+        session: &SessionId,
+        from: Party,
+        bytes: &[u8],
+    ) -> Result<Envelope<S::G>, MessageError> {
+        let env = Envelope::<S::G>::from_bytes(bytes)
+            .map_err(|source| MessageError::Malformed { from, source })?;
+        let h = env.header();
+        let wrong_sender = MessageError::WrongSender {
+            from,
+            claimed: h.sender,
+        };
+        if h.sender != from {
+            return Err(wrong_sender);
+        }
+        if h.session != session.0 {
+            return Err(MessageError::WrongSession { from });
+        }
+        let key = self.key_of(from).ok_or(wrong_sender)?;
+        env.verify(key)
+            .map_err(|source| MessageError::Malformed { from, source })?;
+        Ok(env)
     }
 
     /// The clients whose upstream is `server`.

@@ -575,29 +575,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if matches!(self.state, State::Halted) {
             return;
         }
-        let env = match Envelope::<S::G>::from_bytes(bytes) {
+        let env = match self.config.open(&self.session, from, bytes) {
             Ok(e) => e,
-            Err(source) => return self.reject(MessageError::Malformed { from, source }),
+            Err(e) => return self.reject(e),
         };
         let h = env.header().clone();
-        if h.sender != from {
-            return self.reject(MessageError::WrongSender {
-                from,
-                claimed: h.sender,
-            });
-        }
-        if h.session != self.session.0 {
-            return self.reject(MessageError::WrongSession { from });
-        }
-        let Some(key) = self.config.key_of(from) else {
-            return self.reject(MessageError::WrongSender {
-                from,
-                claimed: h.sender,
-            });
-        };
-        if let Err(source) = env.verify(key) {
-            return self.reject(MessageError::Malformed { from, source });
-        }
         let allowed = match from {
             Party::Client(_) => matches!(
                 h.kind,
@@ -1220,10 +1202,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 if open.kind != SlotKind::Verifiable {
                     continue;
                 }
-                let items: Vec<(ClientId, &ClientCt<S>)> = accepted
-                    .iter()
-                    .filter_map(|(c, s)| s.cts.get(k).map(|ct| (*c, ct)))
-                    .collect();
+                let items = slot_items(&accepted, k);
                 for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
                     bad.entry(c).or_insert(open.slot);
                 }
@@ -1245,12 +1224,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         // Server ciphertexts over S.
         let mut cts = Vec::with_capacity(run.round.open.len());
         for (k, prepared) in run.round.prepared.iter().enumerate() {
-            let items: Vec<(ClientId, &ClientCt<S>)> = run
-                .round
-                .accepted
-                .iter()
-                .filter_map(|(c, s)| s.cts.get(k).map(|ct| (*c, ct)))
-                .collect();
+            let items = slot_items(&run.round.accepted, k);
             match run
                 .nets
                 .server_ciphertext(&run.secrets, prepared, &items, &mut self.rng)
@@ -1349,12 +1323,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 );
             };
             if j != self.id {
-                let items: Vec<(ClientId, &ClientCt<S>)> = run
-                    .round
-                    .accepted
-                    .iter()
-                    .filter_map(|(c, s)| s.cts.get(k).map(|ct| (*c, ct)))
-                    .collect();
+                let items = slot_items(&run.round.accepted, k);
                 let Some(prepared) = run.round.prepared.get(k) else {
                     return;
                 };
@@ -1395,12 +1364,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let mut lazy_bad: BTreeMap<ClientId, u32> = BTreeMap::new();
         let mut accusations = Vec::new();
         for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate() {
-            let items: Vec<(ClientId, &ClientCt<S>)> = run
-                .round
-                .accepted
-                .iter()
-                .filter_map(|(c, s)| s.cts.get(k).map(|ct| (*c, ct)))
-                .collect();
+            let items = slot_items(&run.round.accepted, k);
             let servers: Vec<&ServerCt<S>> = run
                 .round
                 .server_cts
@@ -1994,6 +1958,17 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         self.check_window();
     }
+}
+
+/// The accepted clients' ciphertexts for the `k`-th open slot.
+fn slot_items<S: ProtoSuite>(
+    accepted: &BTreeMap<ClientId, Submitted<S>>,
+    k: usize,
+) -> Vec<(ClientId, &ClientCt<S>)> {
+    accepted
+        .iter()
+        .filter_map(|(c, s)| s.cts.get(k).map(|ct| (*c, ct)))
+        .collect()
 }
 
 fn message_kind(hybrid: bool) -> SlotKind {
