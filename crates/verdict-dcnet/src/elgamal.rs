@@ -27,6 +27,8 @@
 //! reveal) would detect the attack after anonymity is already lost, and the plaintext is not
 //! bound to the pseudonym otherwise.
 //!
+//! The suite says so with [`Ciphersuite::EAGER_ONLY`] `= true` (the other suites are `false`).
+//!
 //! # Sizes (Figure 6 of the paper: 3L + O(1))
 //!
 //! A client ciphertext is `2L` elements (`R_k`, `C_k`) plus the OR proof. The proofs of
@@ -585,6 +587,7 @@ impl<G: MessageGroup> ElGamal<G> {
 impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
     const ID: SuiteId = SuiteId::new("elgamal", G::NAME, 1);
     const VERIFIABLE: bool = true;
+    const EAGER_ONLY: bool = true;
 
     type SecretKey = SigningKey<G>;
     type PublicKey = VerifyingKey<G>;

@@ -459,6 +459,7 @@ impl<G: MessageGroup> HashingGenerator<G> {
 impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
     const ID: SuiteId = SuiteId::new("hashing-generator", G::NAME, 1);
     const VERIFIABLE: bool = true;
+    const EAGER_ONLY: bool = false;
 
     type SecretKey = SigningKey<G>;
     type PublicKey = VerifyingKey<G>;

@@ -600,6 +600,7 @@ impl<W: ChunkWidth> Pairing<W> {
 impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
     const ID: SuiteId = SuiteId::new(W::CONSTRUCTION, "bls12-381", 1);
     const VERIFIABLE: bool = true;
+    const EAGER_ONLY: bool = false;
 
     type SecretKey = SigningKey<G2>;
     type PublicKey = VerifyingKey<G2>;

@@ -39,6 +39,26 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     const ID: SuiteId;
     /// Whether ciphertexts carry proofs (then the suite also implements [`Verifiable`]).
     const VERIFIABLE: bool;
+    /// Whether client ciphertexts **must** be verified before any server ciphertext of the
+    /// slot is published ("eager" verification), instead of only after a reveal turns out
+    /// corrupt ("lazy" verification, which the protocol layer may use to skip verification in
+    /// the common case).
+    ///
+    /// `true` for the ElGamal-style suite only. Its ciphertexts are malleable and not bound to
+    /// any long-term key: the servers strip `z·ΣR` from whatever `(R, C)` pairs they receive, so
+    /// a client that submits `(λ·R_i, λ·C_i)` — a multiple of honest client `i`'s ciphertext —
+    /// adds `λ·M_i` to the reveal. The slot then reveals `(1 + λ)·M` if `i` owns it and `M`
+    /// otherwise, which tells everyone whether `i` is the owner. Under lazy verification that
+    /// reveal is already public when the proofs are checked: the malicious client is named
+    /// afterwards, but the owner's anonymity is gone and cannot be given back, and nothing in
+    /// the revealed output itself (no per-client pad bound to a registered key, as in the
+    /// hashing-generator, pairing and XOR suites) attributes the damage. So the reveal of
+    /// unverified ElGamal ciphertexts is unsafe, and verification must precede it.
+    ///
+    /// `false` for hashing-generator and pairing (each client's pad is bound to its registered
+    /// key, so an unverified bad ciphertext can only garble the slot, and the proofs name the
+    /// culprit afterwards) and for XOR (not verifiable; blame uses provable pad bits).
+    const EAGER_ONLY: bool;
 
     /// A participant's long-term secret key (zeroized on drop, `Debug` redacted).
     type SecretKey: SuiteKey<Public = Self::PublicKey>;

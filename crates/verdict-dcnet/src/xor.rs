@@ -291,6 +291,7 @@ impl<G: Group> Xor<G> {
 impl<G: Group> Ciphersuite for Xor<G> {
     const ID: SuiteId = SuiteId::new("xor", G::NAME, 1);
     const VERIFIABLE: bool = false;
+    const EAGER_ONLY: bool = false;
 
     type SecretKey = SigningKey<G>;
     type PublicKey = VerifyingKey<G>;
