@@ -59,8 +59,8 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_group::framing::{self, decode_message, encode_message};
 use verdict_group::{FrameError, Group, MessageGroup, Ristretto255, Scalar, SecretScalar};
 use verdict_nizk::{
-    BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Proof, Schnorr, Shape,
-    SigningKey, Statement, VectorDleq, VerifyingKey,
+    BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Schnorr, Shape, SigningKey,
+    Statement, VectorDleq, VerifyingKey,
 };
 use zeroize::Zeroize;
 
@@ -68,10 +68,13 @@ use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
+    check_roster_key, combine_no_setup, empty_setup, indexed_servers,
 };
 use crate::verifiable::{
-    Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, check_distinct, wire_error,
+    Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct,
+    check_len, sum_elements,
 };
+use crate::wire::{DleqCiphertext, decode_exact, write_elements};
 
 /// The versioned suite identifier (`verdict/elgamal/<group>/v1`), bound into every proof.
 pub fn suite_id<G: Group>() -> SuiteId {
@@ -95,12 +98,8 @@ pub struct ClientCiphertext<G: Group> {
 
 /// A server's ciphertext for one slot: `D_1..D_L` and the DLEQ proof.
 ///
-/// Wire format: `D_1 ‖ … ‖ D_L ‖ A_g ‖ A_h ‖ s`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServerCiphertext<G: Group> {
-    d: Vec<Encoded<G>>,
-    proof: Proof<G>,
-}
+/// Wire format: `D_1 ‖ … ‖ D_L ‖ A_g ‖ A_h ‖ s` ([`DleqCiphertext`]).
+pub type ServerCiphertext<G> = DleqCiphertext<G>;
 
 fn client_shapes(l: usize) -> [Shape; 2] {
     [
@@ -117,12 +116,6 @@ fn client_shapes(l: usize) -> [Shape; 2] {
     ]
 }
 
-const SERVER_SHAPE: Shape = Shape {
-    commitments_g: 1,
-    commitments_h: 1,
-    responses: 1,
-};
-
 /// Bytes of a client ciphertext with `l` elements.
 pub fn client_ciphertext_len<G: Group>(l: usize) -> usize {
     let [b0, b1] = client_shapes(l);
@@ -134,7 +127,7 @@ pub fn client_ciphertext_len<G: Group>(l: usize) -> usize {
 
 /// Bytes of a server ciphertext with `l` elements.
 pub fn server_ciphertext_len<G: Group>(l: usize) -> usize {
-    l * G::ENCODED_LEN + SERVER_SHAPE.encoded_len::<G, G>()
+    DleqCiphertext::<G>::encoded_len(l)
 }
 
 impl<G: Group> ClientCiphertext<G> {
@@ -157,22 +150,25 @@ impl<G: Group> ClientCiphertext<G> {
     /// The canonical encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(client_ciphertext_len::<G>(self.len()));
-        for p in self.r.iter().chain(&self.c) {
-            out.extend_from_slice(p.as_bytes());
-        }
+        write_elements(&mut out, &self.r);
+        write_elements(&mut out, &self.c);
         out.extend_from_slice(&self.proof.to_bytes());
         out
     }
     /// Decodes and validates a ciphertext of `slot.elements` elements sent by `client`.
     pub fn from_bytes(slot: &SlotParams, client: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
+        Self::read(Reader::new(bytes), slot.elements).map_err(|source| SuiteError::Decode {
             culprit: Culprit::Client(client),
             source,
         })
     }
 
-    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut rd = Reader::new(bytes);
+    /// Decodes exactly [`client_ciphertext_len`]`(l)` bytes.
+    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, WireError> {
+        decode_exact(client_ciphertext_len::<G>(l), bytes, |rd| Self::read(rd, l))
+    }
+
+    fn read(mut rd: Reader<'_>, l: usize) -> Result<Self, DecodeError> {
         let r = rd.points::<G>(l, "R")?;
         let c = rd.points::<G>(l, "C")?;
         let c0 = rd.scalar::<G::Scalar>("challenge")?;
@@ -185,37 +181,6 @@ impl<G: Group> ClientCiphertext<G> {
             c,
             proof: OrProof::from_parts(vec![c0], vec![p0, p1]),
         })
-    }
-}
-
-impl<G: Group> ServerCiphertext<G> {
-    /// The `D_k`.
-    pub fn shares(&self) -> &[Encoded<G>] {
-        &self.d
-    }
-    /// The canonical encoding.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(server_ciphertext_len::<G>(self.d.len()));
-        for p in &self.d {
-            out.extend_from_slice(p.as_bytes());
-        }
-        self.proof.write_to(&mut out);
-        out
-    }
-    /// Decodes and validates a ciphertext of `slot.elements` elements sent by `server`.
-    pub fn from_bytes(slot: &SlotParams, server: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
-            culprit: Culprit::Server(server),
-            source,
-        })
-    }
-
-    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut rd = Reader::new(bytes);
-        let d = rd.points::<G>(l, "D")?;
-        let proof = rd.proof::<G, G>(SERVER_SHAPE)?;
-        rd.finish()?;
-        Ok(Self { d, proof })
     }
 }
 
@@ -334,14 +299,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
     }
 
     fn check_len(&self, culprit: Culprit, actual: usize) -> Result<(), SuiteError> {
-        if actual != self.slot.elements {
-            return Err(SuiteError::WrongLength {
-                culprit,
-                expected: self.slot.elements,
-                actual,
-            });
-        }
-        Ok(())
+        check_len(culprit, self.slot.elements, actual)
     }
 
     /// *Client verify*: checks `client`'s ciphertext and proof for this slot, whose pseudonym
@@ -454,7 +412,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         let proof = st
             .prove(&mut t, &[*z], rng)
             .map_err(|_| SuiteError::Parameters("server proof"))?;
-        Ok(ServerCiphertext { d, proof })
+        Ok(DleqCiphertext { elements: d, proof })
     }
 
     /// *Server verify*: checks server `server`'s ciphertext against its key `Z_j` and the
@@ -467,10 +425,10 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         accepted: &[(u32, &ClientCiphertext<G>)],
         sct: &ServerCiphertext<G>,
     ) -> Result<(), SuiteError> {
-        self.check_len(Culprit::Server(server), sct.d.len())?;
+        self.check_len(Culprit::Server(server), sct.len())?;
         let (p, set) = self.combine_r(accepted)?;
         let neg_p: Vec<G> = p.iter().map(|pk| -*pk).collect();
-        let st = self.server_statement(server_key, &neg_p, sct.d.clone())?;
+        let st = self.server_statement(server_key, &neg_p, sct.elements.clone())?;
         let mut t = self
             .slot
             .context(SERVER_PURPOSE, &self.suite, server)
@@ -498,20 +456,13 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         accepted: &[(u32, &ClientCiphertext<G>)],
         servers: &[(u32, &ServerCiphertext<G>)],
     ) -> Result<Vec<G>, SuiteError> {
-        let mut m = vec![G::identity(); self.slot.elements];
-        for (client, ct) in accepted {
-            self.check_len(Culprit::Client(*client), ct.len())?;
-            for (mk, ck) in m.iter_mut().zip(&ct.c) {
-                *mk += *ck.point();
-            }
-        }
-        for (server, sct) in servers {
-            self.check_len(Culprit::Server(*server), sct.d.len())?;
-            for (mk, dk) in m.iter_mut().zip(&sct.d) {
-                *mk += *dk.point();
-            }
-        }
-        Ok(m)
+        let clients = accepted
+            .iter()
+            .map(|(i, ct)| (Culprit::Client(*i), ct.payload()));
+        let servers = servers
+            .iter()
+            .map(|(j, sct)| (Culprit::Server(*j), &sct.elements[..]));
+        sum_elements(self.slot.elements, clients.chain(servers))
     }
 }
 
@@ -550,19 +501,6 @@ fn elements_for<G: MessageGroup>(len: usize) -> Result<usize, WireError> {
         return Err(WireError::CapacityTooLarge);
     }
     Ok(framing::elements_needed::<G>(len))
-}
-
-fn check_roster_key<G: Group>(
-    key: &SigningKey<G>,
-    expected: &VerifyingKey<G>,
-) -> Result<(), DcError> {
-    if key.verifying_key() == expected {
-        Ok(())
-    } else {
-        Err(DcError::InvalidParameters(
-            "secret key does not match the roster",
-        ))
-    }
 }
 
 impl<G: MessageGroup> ElGamal<G> {
@@ -633,15 +571,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
         clients: &[()],
         servers: &[()],
     ) -> Result<(), SetupError> {
-        for (expected, actual) in [
-            (roster.num_clients(), clients.len()),
-            (roster.num_servers(), servers.len()),
-        ] {
-            if expected != actual {
-                return Err(SetupError::Count { expected, actual });
-            }
-        }
-        Ok(())
+        combine_no_setup(roster, clients, servers)
     }
 
     fn prepare_slot(session: &Session<Self>, slot: SlotRound) -> Result<ElGamalSlot<G>, DcError> {
@@ -709,18 +639,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
         servers: &[&ServerCiphertext<G>],
     ) -> Result<Option<Vec<u8>>, DcError> {
         check_accepted(session.roster(), accepted)?;
-        let m = session.roster().num_servers();
-        if servers.len() != m {
-            return Err(DcError::ServerCount {
-                expected: m,
-                actual: servers.len(),
-            });
-        }
-        let servers: Vec<(u32, &ServerCiphertext<G>)> = servers
-            .iter()
-            .enumerate()
-            .map(|(j, s)| (j as u32, *s))
-            .collect();
+        let servers = indexed_servers(session.roster(), servers)?;
         let elements = slot
             .data()
             .reveal_elements(&Self::raw(accepted), &servers)
@@ -748,15 +667,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
         len: usize,
         bytes: &[u8],
     ) -> Result<ClientCiphertext<G>, WireError> {
-        let l = elements_for::<G>(len)?;
-        let expected = client_ciphertext_len::<G>(l);
-        if bytes.len() != expected {
-            return Err(WireError::Length {
-                expected,
-                actual: bytes.len(),
-            });
-        }
-        ClientCiphertext::decode(l, bytes).map_err(wire_error)
+        ClientCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 
     fn encode_server_ciphertext(ct: &ServerCiphertext<G>) -> Vec<u8> {
@@ -767,15 +678,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
         len: usize,
         bytes: &[u8],
     ) -> Result<ServerCiphertext<G>, WireError> {
-        let l = elements_for::<G>(len)?;
-        let expected = server_ciphertext_len::<G>(l);
-        if bytes.len() != expected {
-            return Err(WireError::Length {
-                expected,
-                actual: bytes.len(),
-            });
-        }
-        ServerCiphertext::decode(l, bytes).map_err(wire_error)
+        DleqCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 
     fn encode_client_setup(_msg: &()) -> Vec<u8> {
@@ -792,18 +695,6 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
 
     fn decode_server_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
         empty_setup(bytes)
-    }
-}
-
-/// Suites without set-up publish an empty set-up message.
-pub(crate) fn empty_setup(bytes: &[u8]) -> Result<(), WireError> {
-    if bytes.is_empty() {
-        Ok(())
-    } else {
-        Err(WireError::Length {
-            expected: 0,
-            actual: bytes.len(),
-        })
     }
 }
 
@@ -833,26 +724,15 @@ impl<G: MessageGroup> Verifiable for ElGamal<G> {
         };
         let (known, unknown): (Vec<_>, Vec<_>) =
             items.iter().partition(|(c, _)| roster.client(*c).is_ok());
-        let mut bad: Vec<ClientId> = unknown.iter().map(|(c, _)| *c).collect();
-        if let Err(e) = slot
+        let batch = slot
             .data()
-            .client_verify_batch(y.point(), &Self::raw(&known), rng)
-        {
-            match e {
-                SuiteError::ClientProofs { clients } => {
-                    bad.extend(clients.into_iter().map(ClientId));
-                }
-                _ => bad.extend(known.iter().map(|(c, _)| *c)),
-            }
-        }
-        if bad.is_empty() {
-            return Ok(());
-        }
-        // Ascending by position in `items`.
-        let pos = |c: &ClientId| items.iter().position(|(i, _)| i == c);
-        bad.sort_by_key(pos);
-        bad.dedup();
-        Err(bad)
+            .client_verify_batch(y.point(), &Self::raw(&known), rng);
+        batch_outcome(
+            items,
+            unknown.iter().map(|(c, _)| *c).collect(),
+            known.iter().map(|(c, _)| *c),
+            batch,
+        )
     }
 
     fn verify_server(

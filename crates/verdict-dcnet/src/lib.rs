@@ -8,6 +8,7 @@ pub mod ids;
 pub mod pairing;
 pub mod suite;
 pub mod verifiable;
+pub mod wire;
 pub mod xor;
 
 /// Design notes: every suite's formulas, costs, proof shapes, batching, churn, disputes, the
