@@ -30,7 +30,10 @@ use zeroize::Zeroizing;
 use crate::dh::{DhReveal, dh_value};
 use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
-use crate::suite::{Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted};
+use crate::suite::{
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted, combine_no_setup,
+    empty_setup,
+};
 
 const PAIR_CONTEXT: &str = "verdict-dcnet xor pair v1";
 const TAG_CONTEXT: &str = "verdict-dcnet xor frame tag v1";
@@ -353,19 +356,7 @@ impl<G: Group> Ciphersuite for Xor<G> {
         clients: &[()],
         servers: &[()],
     ) -> Result<(), SetupError> {
-        if clients.len() != roster.num_clients() {
-            return Err(SetupError::Count {
-                expected: roster.num_clients(),
-                actual: clients.len(),
-            });
-        }
-        if servers.len() != roster.num_servers() {
-            return Err(SetupError::Count {
-                expected: roster.num_servers(),
-                actual: servers.len(),
-            });
-        }
-        Ok(())
+        combine_no_setup(roster, clients, servers)
     }
 
     fn prepare_slot(_session: &Session<Self>, slot: SlotRound) -> Result<(), DcError> {
@@ -539,14 +530,7 @@ impl<G: Group> Ciphersuite for Xor<G> {
     }
 
     fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        if bytes.is_empty() {
-            Ok(())
-        } else {
-            Err(WireError::Length {
-                expected: 0,
-                actual: bytes.len(),
-            })
-        }
+        empty_setup(bytes)
     }
 
     fn encode_server_setup(_msg: &()) -> Vec<u8> {
