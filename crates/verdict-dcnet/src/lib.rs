@@ -6,6 +6,7 @@ pub mod error;
 pub mod hashing_generator;
 pub mod ids;
 pub mod pairing;
+pub mod sizes;
 pub mod suite;
 pub mod verifiable;
 pub mod wire;
