@@ -40,7 +40,7 @@
 //!
 //! # Measured cost
 //!
-//! `benches/elgamal_pairing.rs` (release, one core of a shared 2-core machine, ±20 %), per
+//! `benches/fig5.rs` (release, one core of a shared 2-core machine, ±20 %), per
 //! client ciphertext: ristretto255, 1,016-byte slot (`L` = 34): cover ≈ 10 ms (≈ 95 KiB/s of
 //! plaintext), owner ≈ 12 ms, verify ≈ 4.6 ms (≈ 215 KiB/s), batch verification of 16 clients
 //! ≈ 24 ms (≈ 650 KiB/s), server ciphertext over 16 clients ≈ 4 ms. P-256, same slot (`L` = 35):

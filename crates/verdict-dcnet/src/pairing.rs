@@ -30,7 +30,7 @@
 //! (≈ 0.2 ms). That is a few hundred bytes of plaintext per second per core — this suite is here
 //! for completeness and comparison; the hashing-generator suite is the fast one.
 //!
-//! Measured with `benches/elgamal_pairing.rs` (release, one core of a shared 2-core machine,
+//! Measured with `benches/fig5.rs` (release, one core of a shared 2-core machine,
 //! so ±20 %): a 60-byte slot (`L` = 32, client ciphertext 19,296 B) costs ≈ 200 ms to create
 //! (cover or owner), ≈ 100 ms to verify, ≈ 67 ms to decode from the wire, and a server
 //! ciphertext over 4 clients ≈ 165 ms — ≈ 300 B/s of plaintext generated and ≈ 600 B/s
