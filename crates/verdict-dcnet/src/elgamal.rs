@@ -40,12 +40,11 @@
 //!
 //! # Measured cost
 //!
-//! `benches/fig5.rs` (release, one core of a shared 2-core machine, ±20 %), per
-//! client ciphertext: ristretto255, 1,016-byte slot (`L` = 34): cover ≈ 10 ms (≈ 95 KiB/s of
-//! plaintext), owner ≈ 12 ms, verify ≈ 4.6 ms (≈ 215 KiB/s), batch verification of 16 clients
-//! ≈ 24 ms (≈ 650 KiB/s), server ciphertext over 16 clients ≈ 4 ms. P-256, same slot (`L` = 35):
-//! cover ≈ 16 ms (≈ 60 KiB/s), owner ≈ 29 ms (≈ 35 KiB/s), verify ≈ 17 ms (≈ 60 KiB/s) — about
-//! 3× the 2013 prototype's 18 / 12 / 18 KB/s on this machine class.
+//! `benches/fig5.rs` (ids `fig5/elgamal/<group>/<op>/<bytes>`); numbers with the machine and
+//! date in `docs/PERFORMANCE.md`. Per element a client pays two constant-time multiplications
+//! (`r_k·g`, `r_k·Z`) plus an `L`-witness proof; on one core of the 2-vCPU test VM that is
+//! ≈ 70–130 KB/s of plaintext over ristretto255 and ≈ 55–70 KB/s over P-256 (3–4× the 2013
+//! prototype's 18 KB/s), and batched verification ≈ 0.4–1 MB/s.
 //!
 //! # Constant time
 //! The secret scalars (`r_k`, `y`, `z_j`) are multiplied with the group's constant-time

@@ -30,13 +30,13 @@
 //! (≈ 0.2 ms). That is a few hundred bytes of plaintext per second per core — this suite is here
 //! for completeness and comparison; the hashing-generator suite is the fast one.
 //!
-//! Measured with `benches/fig5.rs` (release, one core of a shared 2-core machine,
-//! so ±20 %): a 60-byte slot (`L` = 32, client ciphertext 19,296 B) costs ≈ 200 ms to create
-//! (cover or owner), ≈ 100 ms to verify, ≈ 67 ms to decode from the wire, and a server
-//! ciphertext over 4 clients ≈ 165 ms — ≈ 300 B/s of plaintext generated and ≈ 600 B/s
-//! verified per core, against the paper's ≈ 3 KB/s with 60 bytes per (Type-A) GT element. Small
-//! slots pay a fixed ≈ 20–30 ms (multi-exponentiations in GT over a handful of elements are
-//! inefficient). The decoding table takes ≈ 0.7 s to build, once per process.
+//! Measured with `benches/fig5.rs` (ids `fig5/pairing-chunk16/bls12-381/<op>/<bytes>`; numbers
+//! with machine and date in `docs/PERFORMANCE.md`): on one core of the 2-vCPU test VM a 256-byte
+//! slot (`L` = 130) costs ≈ 0.5 s to create, ≈ 0.2 s to verify and ≈ 0.23 s to decode — about
+//! 0.5 KB/s of plaintext generated and 3 KB/s batch-verified per core, against the paper's
+//! ≈ 3 KB/s generation with 60 bytes per (Type-A) GT element. Small slots pay a fixed
+//! ≈ 20–40 ms (multi-exponentiations in GT over a handful of elements are inefficient). The
+//! decoding table takes ≈ 0.7 s to build, once per process.
 //!
 //! Lazy verification is possible here (unlike ElGamal): a client's pad is bound to its
 //! registered key `X_i`, so a multiple of someone else's ciphertext leaves an unknown pad in the
