@@ -25,7 +25,7 @@ use rand_core::RngCore;
 use serde_json::{Value, json};
 use verdict_dcnet::{
     Ciphersuite, ClientId, DcError, PreparedSlot, Roster, ServerId, Session, SessionId, SlotRound,
-    Verifiable,
+    Verifiable, WireError,
 };
 
 use super::{Case, Cases, VectorFile, hx, rng};
@@ -150,6 +150,24 @@ impl Round {
     }
 }
 
+impl Round {
+    /// The client ciphertexts, decoded.
+    fn decode_clients<C: Ciphersuite>(&self) -> Result<Vec<C::ClientCiphertext>, WireError> {
+        self.clients
+            .iter()
+            .map(|b| C::decode_client_ciphertext(self.slot.len, b))
+            .collect()
+    }
+}
+
+/// `(id, ciphertext)` pairs of an accepted set.
+fn pairs<'a, T>(ids: &[u32], cts: &'a [T]) -> Vec<(ClientId, &'a T)> {
+    ids.iter()
+        .zip(cts)
+        .map(|(&i, ct)| (ClientId(i), ct))
+        .collect()
+}
+
 /// Runs a round of `slot` with `accepted` clients (`owner` transmits `message` if accepted).
 fn round<C: Ciphersuite>(
     w: &World<C>,
@@ -174,11 +192,8 @@ fn round<C: Ciphersuite>(
         })
         .collect::<Result<_, _>>()
         .ok()?;
-    let s: Vec<(ClientId, &C::ClientCiphertext)> = accepted
-        .iter()
-        .zip(&cts)
-        .map(|(&i, ct)| (ClientId(i as u32), ct))
-        .collect();
+    let ids: Vec<u32> = accepted.iter().map(|&i| i as u32).collect();
+    let s = pairs(&ids, &cts);
     let ds: Vec<C::ServerCiphertext> = w
         .servers
         .iter()
@@ -188,7 +203,7 @@ fn round<C: Ciphersuite>(
     let message = C::reveal(&w.session, &prepared, &s, &ds.iter().collect::<Vec<_>>()).ok()?;
     Some(Round {
         slot,
-        accepted: accepted.iter().map(|&i| i as u32).collect(),
+        accepted: ids,
         clients: cts.iter().map(C::encode_client_ciphertext).collect(),
         servers: ds.iter().map(C::encode_server_ciphertext).collect(),
         message,
@@ -293,18 +308,8 @@ fn client_verdict<C: Verifiable>(w: &World<C>, rd: &Round, pos: usize) -> Option
 /// What a verifier says of server `j`'s ciphertext in `rd`.
 fn server_verdict<C: Verifiable>(w: &World<C>, rd: &Round, j: usize) -> Option<&'static str> {
     let slot = PreparedSlot::new(&w.session, rd.slot).ok()?;
-    let cts: Vec<C::ClientCiphertext> = rd
-        .clients
-        .iter()
-        .map(|b| C::decode_client_ciphertext(rd.slot.len, b))
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let s: Vec<(ClientId, &C::ClientCiphertext)> = rd
-        .accepted
-        .iter()
-        .zip(&cts)
-        .map(|(&i, ct)| (ClientId(i), ct))
-        .collect();
+    let cts = rd.decode_clients::<C>().ok()?;
+    let s = pairs(&rd.accepted, &cts);
     let r = C::decode_server_ciphertext(rd.slot.len, rd.servers.get(j)?)
         .map_err(DcError::from)
         .and_then(|d| C::verify_server(&w.session, &slot, ServerId(j as u32), &s, &d));
@@ -499,8 +504,7 @@ pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str
             let mut negatives = Vec::new();
             let reveal_error = |rd: &Round| -> Option<&'static str> {
                 let slot = PreparedSlot::new(&w.session, rd.slot).ok()?;
-                let decode = |b: &Vec<u8>| C::decode_client_ciphertext(rd.slot.len, b);
-                let cts: Vec<C::ClientCiphertext> = match rd.clients.iter().map(decode).collect() {
+                let cts = match rd.decode_clients::<C>() {
                     Ok(v) => v,
                     Err(e) => return Some(dc_error_name(&DcError::Wire(e))),
                 };
@@ -510,12 +514,7 @@ pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str
                     .map(|b| C::decode_server_ciphertext(rd.slot.len, b))
                     .collect::<Result<_, _>>()
                     .ok()?;
-                let s: Vec<(ClientId, &C::ClientCiphertext)> = rd
-                    .accepted
-                    .iter()
-                    .zip(&cts)
-                    .map(|(&i, ct)| (ClientId(i), ct))
-                    .collect();
+                let s = pairs(&rd.accepted, &cts);
                 C::reveal(&w.session, &slot, &s, &ds.iter().collect::<Vec<_>>())
                     .err()
                     .map(|e| dc_error_name(&e))
