@@ -33,8 +33,8 @@ use crate::dh::{DhReveal, dh_value};
 use crate::error::{DcError, Liar, SetupError, WireError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
 use crate::suite::{
-    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, accepted_set_digest,
-    check_accepted, indexed_servers, proof_context,
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, SetupMessage, Verifiable,
+    accepted_set_digest, check_accepted, indexed_servers, proof_context,
 };
 use crate::wire::{DleqCiphertext, OrCiphertext};
 
@@ -60,6 +60,15 @@ impl<G: MessageGroup> fmt::Debug for HashingGenerator<G> {
 pub struct Commitments<G: Group> {
     /// `K_ij` in roster order of the other side.
     pub commitments: Vec<Encoded<G>>,
+}
+
+impl<G: Group> SetupMessage for Commitments<G> {
+    fn encode(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn decode(count: usize, bytes: &[u8]) -> Result<Self, WireError> {
+        Self::from_bytes(count, bytes)
+    }
 }
 
 impl<G: Group> Commitments<G> {
@@ -685,28 +694,6 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
         bytes: &[u8],
     ) -> Result<HgServerCiphertext<G>, WireError> {
         DleqCiphertext::decode(elements_for::<G>(len)?, bytes)
-    }
-
-    fn encode_client_setup(msg: &Commitments<G>) -> Vec<u8> {
-        msg.to_bytes()
-    }
-
-    fn decode_client_setup(
-        roster: &Roster<Self>,
-        bytes: &[u8],
-    ) -> Result<Commitments<G>, WireError> {
-        Commitments::from_bytes(roster.num_servers(), bytes)
-    }
-
-    fn encode_server_setup(msg: &Commitments<G>) -> Vec<u8> {
-        msg.to_bytes()
-    }
-
-    fn decode_server_setup(
-        roster: &Roster<Self>,
-        bytes: &[u8],
-    ) -> Result<Commitments<G>, WireError> {
-        Commitments::from_bytes(roster.num_clients(), bytes)
     }
 }
 

@@ -21,5 +21,7 @@ pub use dh::DhReveal;
 pub use error::{DcError, Liar, SetupError, WireError};
 pub use hashing_generator::HashingGenerator;
 pub use ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
-pub use suite::{Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable};
+pub use suite::{
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, SetupMessage, Verifiable,
+};
 pub use xor::Xor;

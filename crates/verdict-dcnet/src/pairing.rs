@@ -63,7 +63,7 @@ use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
-    check_roster_key, combine_no_setup, empty_setup, indexed_servers,
+    check_roster_key, combine_no_setup, indexed_servers,
 };
 use crate::verifiable::{
     Culprit, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct, check_len,
@@ -648,22 +648,6 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
 
     fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<ServerCiphertext, WireError> {
         ServerCiphertext::decode(elements_for(W::BITS, len)?, bytes)
-    }
-
-    fn encode_client_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        empty_setup(bytes)
-    }
-
-    fn encode_server_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_server_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        empty_setup(bytes)
     }
 }
 

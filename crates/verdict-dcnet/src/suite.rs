@@ -69,9 +69,9 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     /// A slot's pseudonym public key.
     type PseudonymPublicKey: Clone + fmt::Debug + PartialEq + Send + Sync;
     /// A client's published set-up message (`()` for suites without set-up).
-    type ClientSetup: Clone + fmt::Debug + PartialEq + Send + Sync;
+    type ClientSetup: SetupMessage;
     /// A server's published set-up message.
-    type ServerSetup: Clone + fmt::Debug + PartialEq + Send + Sync;
+    type ServerSetup: SetupMessage;
     /// Public data derived from all set-up messages (e.g. pairwise commitments).
     type SessionPublic: Clone + fmt::Debug + Send + Sync;
     /// A client's secret per-session state (zeroized on drop, `Debug` redacted).
@@ -201,19 +201,27 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
         Self::PseudonymSecretKey::decode_public(bytes)
     }
     /// Canonical encoding of a client set-up message.
-    fn encode_client_setup(msg: &Self::ClientSetup) -> Vec<u8>;
-    /// Decodes a client set-up message for `roster`.
+    fn encode_client_setup(msg: &Self::ClientSetup) -> Vec<u8> {
+        msg.encode()
+    }
+    /// Decodes a client set-up message for `roster` (one entry per server).
     fn decode_client_setup(
         roster: &Roster<Self>,
         bytes: &[u8],
-    ) -> Result<Self::ClientSetup, WireError>;
+    ) -> Result<Self::ClientSetup, WireError> {
+        Self::ClientSetup::decode(roster.num_servers(), bytes)
+    }
     /// Canonical encoding of a server set-up message.
-    fn encode_server_setup(msg: &Self::ServerSetup) -> Vec<u8>;
-    /// Decodes a server set-up message for `roster`.
+    fn encode_server_setup(msg: &Self::ServerSetup) -> Vec<u8> {
+        msg.encode()
+    }
+    /// Decodes a server set-up message for `roster` (one entry per client).
     fn decode_server_setup(
         roster: &Roster<Self>,
         bytes: &[u8],
-    ) -> Result<Self::ServerSetup, WireError>;
+    ) -> Result<Self::ServerSetup, WireError> {
+        Self::ServerSetup::decode(roster.num_clients(), bytes)
+    }
 }
 
 /// The verifying half of the six operations, for suites whose ciphertexts carry proofs.
@@ -482,6 +490,32 @@ pub fn proof_context<C: Ciphersuite>(
         .with_field(b"slot-len", &(slot.len as u64).to_le_bytes())
 }
 
+/// A published set-up message and its wire format: a client's message has one entry per
+/// server, a server's one entry per client. `()` is the (empty) message of suites without
+/// set-up.
+pub trait SetupMessage: Clone + fmt::Debug + PartialEq + Send + Sync + Sized {
+    /// The canonical encoding.
+    fn encode(&self) -> Vec<u8>;
+    /// Decodes (and validates) a message with `count` entries.
+    fn decode(count: usize, bytes: &[u8]) -> Result<Self, WireError>;
+}
+
+impl SetupMessage for () {
+    fn encode(&self) -> Vec<u8> {
+        Vec::new()
+    }
+    fn decode(_count: usize, bytes: &[u8]) -> Result<(), WireError> {
+        if bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(WireError::Length {
+                expected: 0,
+                actual: bytes.len(),
+            })
+        }
+    }
+}
+
 /// A key type a suite can use for long-term or pseudonym keys: generation, the public half, and
 /// the public half's wire encoding. Implemented for nizk's Schnorr [`SigningKey`], which every
 /// suite here uses; a suite with other keys implements it for them.
@@ -578,18 +612,6 @@ pub(crate) fn combine_no_setup<C: Ciphersuite>(
         }
     }
     Ok(())
-}
-
-/// Decodes the (empty) set-up message of a suite without set-up.
-pub(crate) fn empty_setup(bytes: &[u8]) -> Result<(), WireError> {
-    if bytes.is_empty() {
-        Ok(())
-    } else {
-        Err(WireError::Length {
-            expected: 0,
-            actual: bytes.len(),
-        })
-    }
 }
 
 /// The `M` server ciphertexts of a reveal, paired with their server index; fails unless there

@@ -32,7 +32,6 @@ use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted, combine_no_setup,
-    empty_setup,
 };
 
 const PAIR_CONTEXT: &str = "verdict-dcnet xor pair v1";
@@ -523,21 +522,5 @@ impl<G: Group> Ciphersuite for Xor<G> {
 
     fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<XorCiphertext, WireError> {
         Self::decode_client_ciphertext(len, bytes)
-    }
-
-    fn encode_client_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        empty_setup(bytes)
-    }
-
-    fn encode_server_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_server_setup(roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        Self::decode_client_setup(roster, bytes)
     }
 }
