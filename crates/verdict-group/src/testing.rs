@@ -208,6 +208,17 @@ pub fn check_multiplication<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
             assert_eq!(*r, p.to_bytes(), "{name}: mul_each_encoded encoding");
         }
     }
+    let (pts, reprs) = G::double_each_encoded(&bases);
+    assert_eq!(pts.len(), bases.len(), "{name}: double_each_encoded length");
+    for ((b, p), r) in bases.iter().zip(&pts).zip(&reprs) {
+        assert_eq!(*p, *b + *b, "{name}: double_each_encoded point");
+        assert_eq!(*r, p.to_bytes(), "{name}: double_each_encoded encoding");
+    }
+    assert_eq!(
+        G::double_each_encoded(&[]),
+        (vec![], vec![]),
+        "{name}: empty double batch"
+    );
     assert_eq!(
         G::mul_generator_encoded(&[]),
         (vec![], vec![]),
