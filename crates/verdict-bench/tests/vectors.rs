@@ -398,3 +398,314 @@ fn shuffle_vectors_verify() {
         assert_eq!(each, batched, "{name} #{}: verifiers disagree", c["id"]);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// DC-net suites (`dcnet-*.json`): sessions, rounds and negative cases through the public API.
+// ---------------------------------------------------------------------------------------------
+
+mod dcnet {
+    use std::collections::HashMap;
+
+    use rand_core::SeedableRng;
+    use serde_json::Value;
+    use verdict_bench::vectors::dc_error_name;
+    use verdict_dcnet::elgamal::ElGamal;
+    use verdict_dcnet::pairing::{Chunk16, Pairing};
+    use verdict_dcnet::{
+        Ciphersuite, ClientId, DcError, HashingGenerator, PreparedSlot, Roster, ServerId, Session,
+        SessionId, SlotRound, Verifiable, Xor,
+    };
+    use verdict_group::{P256, Ristretto255};
+
+    use super::{cases, is_valid, load, unhex};
+
+    fn u(v: &Value) -> u64 {
+        v.as_u64().expect("integer")
+    }
+
+    fn hexes(v: &Value) -> Vec<Vec<u8>> {
+        v.as_array().expect("array").iter().map(unhex).collect()
+    }
+
+    fn ids(v: &Value) -> Vec<ClientId> {
+        v.as_array()
+            .expect("array")
+            .iter()
+            .map(|i| ClientId(u(i) as u32))
+            .collect()
+    }
+
+    fn session<C: Ciphersuite>(inp: &Value) -> Session<C> {
+        let sid: [u8; 32] = unhex(&inp["id"]).try_into().expect("32-byte session id");
+        let keys = |v: &Value| -> Vec<C::PublicKey> {
+            hexes(v)
+                .iter()
+                .map(|b| C::decode_public_key(b).expect("public key"))
+                .collect()
+        };
+        let pseudonyms = hexes(&inp["pseudonyms"])
+            .iter()
+            .map(|b| C::decode_pseudonym_key(b).expect("pseudonym key"))
+            .collect();
+        let roster = Roster::<C>::new(
+            SessionId(sid),
+            keys(&inp["servers"]),
+            keys(&inp["clients"]),
+            pseudonyms,
+        )
+        .expect("roster");
+        let cs: Vec<C::ClientSetup> = hexes(&inp["client_setups"])
+            .iter()
+            .map(|b| C::decode_client_setup(&roster, b).expect("client set-up"))
+            .collect();
+        let ss: Vec<C::ServerSetup> = hexes(&inp["server_setups"])
+            .iter()
+            .map(|b| C::decode_server_setup(&roster, b).expect("server set-up"))
+            .collect();
+        Session::establish(roster, &cs, &ss).expect("session")
+    }
+
+    fn slot<C: Ciphersuite>(s: &Session<C>, inp: &Value) -> PreparedSlot<C> {
+        let sr = SlotRound::new(
+            u(&inp["slot"]) as u32,
+            u(&inp["round"]),
+            u(&inp["len"]) as usize,
+        );
+        PreparedSlot::new(s, sr).expect("slot")
+    }
+
+    /// The file's session, its cases by id, and the cases in order.
+    struct File<C: Ciphersuite> {
+        name: String,
+        session: Session<C>,
+        by_id: HashMap<u64, Value>,
+        cases: Vec<(String, Value)>,
+    }
+
+    fn file<C: Ciphersuite>(name: &str) -> File<C> {
+        let json = load(name);
+        let cases = cases(name, &json);
+        let by_id: HashMap<u64, Value> = cases
+            .iter()
+            .map(|(_, c)| (u(&c["id"]), c.clone()))
+            .collect();
+        let (group, first) = &cases[0];
+        assert_eq!(group, "session", "{name}: the first case is the session");
+        assert_eq!(
+            C::ID.to_string(),
+            json["suite"].as_str().unwrap()["dcnet/".len()..]
+        );
+        let session = session::<C>(&first["inputs"]);
+        File {
+            name: name.to_owned(),
+            session,
+            by_id,
+            cases,
+        }
+    }
+
+    /// `(ids, decoded client ciphertexts)` of a complete round.
+    fn clients<C: Ciphersuite>(inp: &Value) -> (Vec<ClientId>, Vec<C::ClientCiphertext>) {
+        let len = u(&inp["len"]) as usize;
+        let cts = hexes(&inp["client_ciphertexts"])
+            .iter()
+            .map(|b| C::decode_client_ciphertext(len, b).expect("client ciphertext"))
+            .collect();
+        (ids(&inp["accepted"]), cts)
+    }
+
+    fn servers<C: Ciphersuite>(inp: &Value, len: usize) -> Vec<C::ServerCiphertext> {
+        hexes(&inp["server_ciphertexts"])
+            .iter()
+            .map(|b| C::decode_server_ciphertext(len, b).expect("server ciphertext"))
+            .collect()
+    }
+
+    fn expected_message(c: &Value) -> Option<Vec<u8>> {
+        let m = &c["expected"]["message"];
+        (!m.is_null()).then(|| unhex(m))
+    }
+
+    /// A complete round: every ciphertext verifies (if the suite is verifiable) and the reveal
+    /// is the expected message.
+    fn check_round<C: Ciphersuite>(
+        f: &File<C>,
+        c: &Value,
+        mut verify: impl FnMut(
+            &PreparedSlot<C>,
+            &[(ClientId, &C::ClientCiphertext)],
+            &[C::ServerCiphertext],
+        ),
+    ) {
+        let inp = &c["inputs"];
+        assert_eq!(u(&inp["session_case"]), 1);
+        let slot = slot(&f.session, inp);
+        let (ids, cts) = clients::<C>(inp);
+        let ds = servers::<C>(inp, slot.len());
+        let s: Vec<_> = ids.iter().copied().zip(&cts).collect();
+        verify(&slot, &s, &ds);
+        let out = C::reveal(&f.session, &slot, &s, &ds.iter().collect::<Vec<_>>());
+        assert_eq!(
+            out.expect("reveal"),
+            expected_message(c),
+            "{} #{}",
+            f.name,
+            c["id"]
+        );
+    }
+
+    /// The base round's client ciphertext of `id` (encoded).
+    fn base_client(base: &Value, id: ClientId) -> Vec<u8> {
+        let pos = ids(&base["inputs"]["accepted"])
+            .iter()
+            .position(|c| *c == id)
+            .expect("client in the base round");
+        hexes(&base["inputs"]["client_ciphertexts"]).swap_remove(pos)
+    }
+
+    fn check_verifiable<C: Verifiable>(name: &str) {
+        let f = file::<C>(name);
+        let mut rng = rand_chacha::ChaCha20Rng::from_seed([9; 32]);
+        let mut negatives = 0;
+        for (group, c) in &f.cases {
+            let inp = &c["inputs"];
+            let id = &c["id"];
+            match group.as_str() {
+                "session" => assert!(is_valid(c)),
+                "rounds" => {
+                    assert!(is_valid(c), "{name} #{id}");
+                    check_round(&f, c, |slot, s, ds| {
+                        for (i, ct) in s {
+                            C::verify_client(&f.session, slot, *i, ct).expect("client verifies");
+                        }
+                        C::verify_clients(&f.session, slot, s, &mut rng).expect("batch verifies");
+                        for (j, d) in ds.iter().enumerate() {
+                            C::verify_server(&f.session, slot, ServerId(j as u32), s, d)
+                                .expect("server verifies");
+                        }
+                    });
+                }
+                "client-ciphertexts" | "server-ciphertexts" => {
+                    assert!(!is_valid(c), "{name} #{id}");
+                    negatives += 1;
+                    let base = &f.by_id[&u(&inp["round_case"])];
+                    let slot = slot(&f.session, inp);
+                    let target = &inp["target"];
+                    let bytes = unhex(&target["ciphertext"]);
+                    let err: DcError = if group == "client-ciphertexts" {
+                        let client = ClientId(u(&target["client"]) as u32);
+                        match C::decode_client_ciphertext(slot.len(), &bytes) {
+                            Err(e) => e.into(),
+                            Ok(ct) => {
+                                assert_eq!(
+                                    C::verify_clients(
+                                        &f.session,
+                                        &slot,
+                                        &[(client, &ct)],
+                                        &mut rng
+                                    ),
+                                    Err(vec![client]),
+                                    "{name} #{id}: batch"
+                                );
+                                C::verify_client(&f.session, &slot, client, &ct)
+                                    .expect_err("rejected")
+                            }
+                        }
+                    } else {
+                        let server = ServerId(u(&target["server"]) as u32);
+                        let accepted = ids(&inp["accepted"]);
+                        let cts: Vec<C::ClientCiphertext> = accepted
+                            .iter()
+                            .map(|i| {
+                                C::decode_client_ciphertext(slot.len(), &base_client(base, *i))
+                                    .unwrap()
+                            })
+                            .collect();
+                        let s: Vec<_> = accepted.iter().copied().zip(&cts).collect();
+                        match C::decode_server_ciphertext(slot.len(), &bytes) {
+                            Err(e) => e.into(),
+                            Ok(d) => C::verify_server(&f.session, &slot, server, &s, &d)
+                                .expect_err("rejected"),
+                        }
+                    };
+                    assert_eq!(
+                        dc_error_name(&err),
+                        c["expected"]["error"],
+                        "{name} #{id}: {}",
+                        c["comment"]
+                    );
+                }
+                other => panic!("{name}: unknown group {other}"),
+            }
+        }
+        assert!(negatives >= 10, "{name}: too few negative cases");
+    }
+
+    fn check_xor(name: &str) {
+        type X = Xor<Ristretto255>;
+        let f = file::<X>(name);
+        let mut negatives = 0;
+        for (group, c) in &f.cases {
+            let inp = &c["inputs"];
+            let id = &c["id"];
+            match group.as_str() {
+                "session" => assert!(is_valid(c)),
+                "rounds" => check_round(&f, c, |_, _, _| {}),
+                "reveals" => {
+                    assert!(!is_valid(c), "{name} #{id}");
+                    negatives += 1;
+                    let base = &f.by_id[&u(&inp["round_case"])];
+                    let slot = slot(&f.session, inp);
+                    let target = ClientId(u(&inp["target"]["client"]) as u32);
+                    let accepted = ids(&inp["accepted"]);
+                    let decoded: Result<Vec<_>, _> = accepted
+                        .iter()
+                        .map(|i| {
+                            let b = if *i == target {
+                                unhex(&inp["target"]["ciphertext"])
+                            } else {
+                                base_client(base, *i)
+                            };
+                            X::decode_client_ciphertext(slot.len(), &b)
+                        })
+                        .collect();
+                    let err: DcError = match decoded {
+                        Err(e) => e.into(),
+                        Ok(cts) => {
+                            let ds = servers::<X>(&base["inputs"], slot.len());
+                            let s: Vec<_> = accepted.iter().copied().zip(&cts).collect();
+                            X::reveal(&f.session, &slot, &s, &ds.iter().collect::<Vec<_>>())
+                                .expect_err("rejected")
+                        }
+                    };
+                    assert_eq!(dc_error_name(&err), c["expected"]["error"], "{name} #{id}");
+                }
+                other => panic!("{name}: unknown group {other}"),
+            }
+        }
+        assert!(negatives >= 3, "{name}: too few negative cases");
+    }
+
+    #[test]
+    fn hashing_generator_vectors_verify() {
+        check_verifiable::<HashingGenerator<Ristretto255>>(
+            "dcnet-hashing-generator-ristretto255.json",
+        );
+        check_verifiable::<HashingGenerator<P256>>("dcnet-hashing-generator-p256.json");
+    }
+
+    #[test]
+    fn elgamal_vectors_verify() {
+        check_verifiable::<ElGamal<Ristretto255>>("dcnet-elgamal-ristretto255.json");
+    }
+
+    #[test]
+    fn pairing_vectors_verify() {
+        check_verifiable::<Pairing<Chunk16>>("dcnet-pairing-chunk16-bls12-381.json");
+    }
+
+    #[test]
+    fn xor_vectors_verify() {
+        check_xor("dcnet-xor-ristretto255.json");
+    }
+}

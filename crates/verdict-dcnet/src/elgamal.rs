@@ -27,6 +27,8 @@
 //! reveal) would detect the attack after anonymity is already lost, and the plaintext is not
 //! bound to the pseudonym otherwise.
 //!
+//! The suite says so with [`Ciphersuite::EAGER_ONLY`] `= true` (the other suites are `false`).
+//!
 //! # Sizes (Figure 6 of the paper: 3L + O(1))
 //!
 //! A client ciphertext is `2L` elements (`R_k`, `C_k`) plus the OR proof. The proofs of
@@ -38,12 +40,11 @@
 //!
 //! # Measured cost
 //!
-//! `benches/elgamal_pairing.rs` (release, one core of a shared 2-core machine, ±20 %), per
-//! client ciphertext: ristretto255, 1,016-byte slot (`L` = 34): cover ≈ 10 ms (≈ 95 KiB/s of
-//! plaintext), owner ≈ 12 ms, verify ≈ 4.6 ms (≈ 215 KiB/s), batch verification of 16 clients
-//! ≈ 24 ms (≈ 650 KiB/s), server ciphertext over 16 clients ≈ 4 ms. P-256, same slot (`L` = 35):
-//! cover ≈ 16 ms (≈ 60 KiB/s), owner ≈ 29 ms (≈ 35 KiB/s), verify ≈ 17 ms (≈ 60 KiB/s) — about
-//! 3× the 2013 prototype's 18 / 12 / 18 KB/s on this machine class.
+//! `benches/fig5.rs` (ids `fig5/elgamal/<group>/<op>/<bytes>`); numbers with the machine and
+//! date in `docs/PERFORMANCE.md`. Per element a client pays two constant-time multiplications
+//! (`r_k·g`, `r_k·Z`) plus an `L`-witness proof; on one core of the 2-vCPU test VM that is
+//! ≈ 70–130 KB/s of plaintext over ristretto255 and ≈ 55–70 KB/s over P-256 (3–4× the 2013
+//! prototype's 18 KB/s), and batched verification ≈ 0.4–1 MB/s.
 //!
 //! # Constant time
 //! The secret scalars (`r_k`, `y`, `z_j`) are multiplied with the group's constant-time
@@ -57,8 +58,8 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_group::framing::{self, decode_message, encode_message};
 use verdict_group::{FrameError, Group, MessageGroup, Ristretto255, Scalar, SecretScalar};
 use verdict_nizk::{
-    BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Proof, Schnorr, Shape,
-    SigningKey, Statement, VectorDleq, VerifyingKey,
+    BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Schnorr, Shape, SigningKey,
+    Statement, VectorDleq, VerifyingKey,
 };
 use zeroize::Zeroize;
 
@@ -66,10 +67,13 @@ use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
+    check_roster_key, combine_no_setup, indexed_servers,
 };
 use crate::verifiable::{
-    Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, check_distinct, wire_error,
+    Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct,
+    check_len, sum_elements,
 };
+use crate::wire::{DleqCiphertext, decode_exact, write_elements};
 
 /// The versioned suite identifier (`verdict/elgamal/<group>/v1`), bound into every proof.
 pub fn suite_id<G: Group>() -> SuiteId {
@@ -93,12 +97,8 @@ pub struct ClientCiphertext<G: Group> {
 
 /// A server's ciphertext for one slot: `D_1..D_L` and the DLEQ proof.
 ///
-/// Wire format: `D_1 ‖ … ‖ D_L ‖ A_g ‖ A_h ‖ s`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServerCiphertext<G: Group> {
-    d: Vec<Encoded<G>>,
-    proof: Proof<G>,
-}
+/// Wire format: `D_1 ‖ … ‖ D_L ‖ A_g ‖ A_h ‖ s` ([`DleqCiphertext`]).
+pub type ServerCiphertext<G> = DleqCiphertext<G>;
 
 fn client_shapes(l: usize) -> [Shape; 2] {
     [
@@ -115,12 +115,6 @@ fn client_shapes(l: usize) -> [Shape; 2] {
     ]
 }
 
-const SERVER_SHAPE: Shape = Shape {
-    commitments_g: 1,
-    commitments_h: 1,
-    responses: 1,
-};
-
 /// Bytes of a client ciphertext with `l` elements.
 pub fn client_ciphertext_len<G: Group>(l: usize) -> usize {
     let [b0, b1] = client_shapes(l);
@@ -132,7 +126,7 @@ pub fn client_ciphertext_len<G: Group>(l: usize) -> usize {
 
 /// Bytes of a server ciphertext with `l` elements.
 pub fn server_ciphertext_len<G: Group>(l: usize) -> usize {
-    l * G::ENCODED_LEN + SERVER_SHAPE.encoded_len::<G, G>()
+    DleqCiphertext::<G>::encoded_len(l)
 }
 
 impl<G: Group> ClientCiphertext<G> {
@@ -155,22 +149,25 @@ impl<G: Group> ClientCiphertext<G> {
     /// The canonical encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(client_ciphertext_len::<G>(self.len()));
-        for p in self.r.iter().chain(&self.c) {
-            out.extend_from_slice(p.as_bytes());
-        }
+        write_elements(&mut out, &self.r);
+        write_elements(&mut out, &self.c);
         out.extend_from_slice(&self.proof.to_bytes());
         out
     }
     /// Decodes and validates a ciphertext of `slot.elements` elements sent by `client`.
     pub fn from_bytes(slot: &SlotParams, client: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
+        Self::read(Reader::new(bytes), slot.elements).map_err(|source| SuiteError::Decode {
             culprit: Culprit::Client(client),
             source,
         })
     }
 
-    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut rd = Reader::new(bytes);
+    /// Decodes exactly [`client_ciphertext_len`]`(l)` bytes.
+    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, WireError> {
+        decode_exact(client_ciphertext_len::<G>(l), bytes, |rd| Self::read(rd, l))
+    }
+
+    fn read(mut rd: Reader<'_>, l: usize) -> Result<Self, DecodeError> {
         let r = rd.points::<G>(l, "R")?;
         let c = rd.points::<G>(l, "C")?;
         let c0 = rd.scalar::<G::Scalar>("challenge")?;
@@ -183,37 +180,6 @@ impl<G: Group> ClientCiphertext<G> {
             c,
             proof: OrProof::from_parts(vec![c0], vec![p0, p1]),
         })
-    }
-}
-
-impl<G: Group> ServerCiphertext<G> {
-    /// The `D_k`.
-    pub fn shares(&self) -> &[Encoded<G>] {
-        &self.d
-    }
-    /// The canonical encoding.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(server_ciphertext_len::<G>(self.d.len()));
-        for p in &self.d {
-            out.extend_from_slice(p.as_bytes());
-        }
-        self.proof.write_to(&mut out);
-        out
-    }
-    /// Decodes and validates a ciphertext of `slot.elements` elements sent by `server`.
-    pub fn from_bytes(slot: &SlotParams, server: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
-            culprit: Culprit::Server(server),
-            source,
-        })
-    }
-
-    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut rd = Reader::new(bytes);
-        let d = rd.points::<G>(l, "D")?;
-        let proof = rd.proof::<G, G>(SERVER_SHAPE)?;
-        rd.finish()?;
-        Ok(Self { d, proof })
     }
 }
 
@@ -332,14 +298,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
     }
 
     fn check_len(&self, culprit: Culprit, actual: usize) -> Result<(), SuiteError> {
-        if actual != self.slot.elements {
-            return Err(SuiteError::WrongLength {
-                culprit,
-                expected: self.slot.elements,
-                actual,
-            });
-        }
-        Ok(())
+        check_len(culprit, self.slot.elements, actual)
     }
 
     /// *Client verify*: checks `client`'s ciphertext and proof for this slot, whose pseudonym
@@ -452,7 +411,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         let proof = st
             .prove(&mut t, &[*z], rng)
             .map_err(|_| SuiteError::Parameters("server proof"))?;
-        Ok(ServerCiphertext { d, proof })
+        Ok(DleqCiphertext { elements: d, proof })
     }
 
     /// *Server verify*: checks server `server`'s ciphertext against its key `Z_j` and the
@@ -465,10 +424,10 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         accepted: &[(u32, &ClientCiphertext<G>)],
         sct: &ServerCiphertext<G>,
     ) -> Result<(), SuiteError> {
-        self.check_len(Culprit::Server(server), sct.d.len())?;
+        self.check_len(Culprit::Server(server), sct.len())?;
         let (p, set) = self.combine_r(accepted)?;
         let neg_p: Vec<G> = p.iter().map(|pk| -*pk).collect();
-        let st = self.server_statement(server_key, &neg_p, sct.d.clone())?;
+        let st = self.server_statement(server_key, &neg_p, sct.elements.clone())?;
         let mut t = self
             .slot
             .context(SERVER_PURPOSE, &self.suite, server)
@@ -496,20 +455,13 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         accepted: &[(u32, &ClientCiphertext<G>)],
         servers: &[(u32, &ServerCiphertext<G>)],
     ) -> Result<Vec<G>, SuiteError> {
-        let mut m = vec![G::identity(); self.slot.elements];
-        for (client, ct) in accepted {
-            self.check_len(Culprit::Client(*client), ct.len())?;
-            for (mk, ck) in m.iter_mut().zip(&ct.c) {
-                *mk += *ck.point();
-            }
-        }
-        for (server, sct) in servers {
-            self.check_len(Culprit::Server(*server), sct.d.len())?;
-            for (mk, dk) in m.iter_mut().zip(&sct.d) {
-                *mk += *dk.point();
-            }
-        }
-        Ok(m)
+        let clients = accepted
+            .iter()
+            .map(|(i, ct)| (Culprit::Client(*i), ct.payload()));
+        let servers = servers
+            .iter()
+            .map(|(j, sct)| (Culprit::Server(*j), &sct.elements[..]));
+        sum_elements(self.slot.elements, clients.chain(servers))
     }
 }
 
@@ -550,19 +502,6 @@ fn elements_for<G: MessageGroup>(len: usize) -> Result<usize, WireError> {
     Ok(framing::elements_needed::<G>(len))
 }
 
-fn check_roster_key<G: Group>(
-    key: &SigningKey<G>,
-    expected: &VerifyingKey<G>,
-) -> Result<(), DcError> {
-    if key.verifying_key() == expected {
-        Ok(())
-    } else {
-        Err(DcError::InvalidParameters(
-            "secret key does not match the roster",
-        ))
-    }
-}
-
 impl<G: MessageGroup> ElGamal<G> {
     fn params(session: &Session<Self>, slot: SlotRound) -> Result<SlotParams, DcError> {
         Ok(SlotParams {
@@ -585,6 +524,7 @@ impl<G: MessageGroup> ElGamal<G> {
 impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
     const ID: SuiteId = SuiteId::new("elgamal", G::NAME, 1);
     const VERIFIABLE: bool = true;
+    const EAGER_ONLY: bool = true;
 
     type SecretKey = SigningKey<G>;
     type PublicKey = VerifyingKey<G>;
@@ -630,15 +570,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
         clients: &[()],
         servers: &[()],
     ) -> Result<(), SetupError> {
-        for (expected, actual) in [
-            (roster.num_clients(), clients.len()),
-            (roster.num_servers(), servers.len()),
-        ] {
-            if expected != actual {
-                return Err(SetupError::Count { expected, actual });
-            }
-        }
-        Ok(())
+        combine_no_setup(roster, clients, servers)
     }
 
     fn prepare_slot(session: &Session<Self>, slot: SlotRound) -> Result<ElGamalSlot<G>, DcError> {
@@ -706,18 +638,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
         servers: &[&ServerCiphertext<G>],
     ) -> Result<Option<Vec<u8>>, DcError> {
         check_accepted(session.roster(), accepted)?;
-        let m = session.roster().num_servers();
-        if servers.len() != m {
-            return Err(DcError::ServerCount {
-                expected: m,
-                actual: servers.len(),
-            });
-        }
-        let servers: Vec<(u32, &ServerCiphertext<G>)> = servers
-            .iter()
-            .enumerate()
-            .map(|(j, s)| (j as u32, *s))
-            .collect();
+        let servers = indexed_servers(session.roster(), servers)?;
         let elements = slot
             .data()
             .reveal_elements(&Self::raw(accepted), &servers)
@@ -745,15 +666,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
         len: usize,
         bytes: &[u8],
     ) -> Result<ClientCiphertext<G>, WireError> {
-        let l = elements_for::<G>(len)?;
-        let expected = client_ciphertext_len::<G>(l);
-        if bytes.len() != expected {
-            return Err(WireError::Length {
-                expected,
-                actual: bytes.len(),
-            });
-        }
-        ClientCiphertext::decode(l, bytes).map_err(wire_error)
+        ClientCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 
     fn encode_server_ciphertext(ct: &ServerCiphertext<G>) -> Vec<u8> {
@@ -764,43 +677,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
         len: usize,
         bytes: &[u8],
     ) -> Result<ServerCiphertext<G>, WireError> {
-        let l = elements_for::<G>(len)?;
-        let expected = server_ciphertext_len::<G>(l);
-        if bytes.len() != expected {
-            return Err(WireError::Length {
-                expected,
-                actual: bytes.len(),
-            });
-        }
-        ServerCiphertext::decode(l, bytes).map_err(wire_error)
-    }
-
-    fn encode_client_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        empty_setup(bytes)
-    }
-
-    fn encode_server_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_server_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        empty_setup(bytes)
-    }
-}
-
-/// Suites without set-up publish an empty set-up message.
-pub(crate) fn empty_setup(bytes: &[u8]) -> Result<(), WireError> {
-    if bytes.is_empty() {
-        Ok(())
-    } else {
-        Err(WireError::Length {
-            expected: 0,
-            actual: bytes.len(),
-        })
+        DleqCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 }
 
@@ -830,26 +707,15 @@ impl<G: MessageGroup> Verifiable for ElGamal<G> {
         };
         let (known, unknown): (Vec<_>, Vec<_>) =
             items.iter().partition(|(c, _)| roster.client(*c).is_ok());
-        let mut bad: Vec<ClientId> = unknown.iter().map(|(c, _)| *c).collect();
-        if let Err(e) = slot
+        let batch = slot
             .data()
-            .client_verify_batch(y.point(), &Self::raw(&known), rng)
-        {
-            match e {
-                SuiteError::ClientProofs { clients } => {
-                    bad.extend(clients.into_iter().map(ClientId));
-                }
-                _ => bad.extend(known.iter().map(|(c, _)| *c)),
-            }
-        }
-        if bad.is_empty() {
-            return Ok(());
-        }
-        // Ascending by position in `items`.
-        let pos = |c: &ClientId| items.iter().position(|(i, _)| i == c);
-        bad.sort_by_key(pos);
-        bad.dedup();
-        Err(bad)
+            .client_verify_batch(y.point(), &Self::raw(&known), rng);
+        batch_outcome(
+            items,
+            unknown.iter().map(|(c, _)| *c).collect(),
+            known.iter().map(|(c, _)| *c),
+            batch,
+        )
     }
 
     fn verify_server(

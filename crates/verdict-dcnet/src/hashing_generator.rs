@@ -6,7 +6,7 @@
 //!   both publish `K_ij = s_ij·G`; [`Session::establish`] cross-checks the two copies, and a
 //!   disagreement is settled by [`HashingGenerator::resolve_dispute`], which names the liar.
 //!   `σ_i = Σ_j s_ij`, `U_i = Σ_j K_ij`.
-//! - generators: `g_k = H_𝔾(dst, suite ‖ session ‖ slot ‖ round ‖ len ‖ k)`, cached per slot in
+//! - generators: `g_k = 2·H_𝔾(dst, suite ‖ session ‖ slot ‖ round ‖ len ‖ k)`, cached per slot in
 //!   [`PreparedSlot`].
 //! - client: `C_k = σ_i·g_k (+ M_k if owner)`, proof
 //!   `PoK{σ, y : (U_i = σ·G ∧ ∀k C_k = σ·g_k) ∨ Y_slot = y·G}` (nizk `Or[VectorDleq, Schnorr]`).
@@ -25,8 +25,7 @@ use verdict_group::{
     FrameError, Group, MessageGroup, Ristretto255, Scalar, SecretScalar, framing, hash,
 };
 use verdict_nizk::{
-    BatchVerifier, Encoded, Or, OrProof, Proof, Schnorr, Shape, SigningKey, Statement, VectorDleq,
-    VerifyingKey,
+    BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement, VectorDleq, VerifyingKey,
 };
 use zeroize::Zeroize;
 
@@ -34,9 +33,10 @@ use crate::dh::{DhReveal, dh_value};
 use crate::error::{DcError, Liar, SetupError, WireError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
 use crate::suite::{
-    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, accepted_set_digest,
-    check_accepted, proof_context,
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, SetupMessage, Verifiable,
+    accepted_set_digest, check_accepted, indexed_servers, proof_context,
 };
+use crate::wire::{DleqCiphertext, OrCiphertext};
 
 const CLIENT_PURPOSE: &[u8] = b"verdict/dcnet/hashing-generator/client";
 const SERVER_PURPOSE: &[u8] = b"verdict/dcnet/hashing-generator/server";
@@ -60,6 +60,15 @@ impl<G: MessageGroup> fmt::Debug for HashingGenerator<G> {
 pub struct Commitments<G: Group> {
     /// `K_ij` in roster order of the other side.
     pub commitments: Vec<Encoded<G>>,
+}
+
+impl<G: Group> SetupMessage for Commitments<G> {
+    fn encode(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn decode(count: usize, bytes: &[u8]) -> Result<Self, WireError> {
+        Self::from_bytes(count, bytes)
+    }
 }
 
 impl<G: Group> Commitments<G> {
@@ -190,70 +199,25 @@ impl<G: Group> HgSlot<G> {
     }
 }
 
-/// A client ciphertext: `C_1..C_L` and the constant-size OR proof.
+/// A client ciphertext: `C_1..C_L` and the constant-size OR proof
+/// `PoK{σ, y : (U_i = σ·G ∧ ∀k C_k = σ·g_k) ∨ Y = y·G}`.
 ///
-/// Wire format: `C_1 ‖ … ‖ C_L ‖ c_0 ‖ A_U ‖ A_C ‖ z_σ ‖ A_Y ‖ z_y` — the elements, then the
-/// nizk `OrProof` encoding (first-branch challenge, vector-DLEQ branch, Schnorr branch).
+/// Wire format: `C_1 ‖ … ‖ C_L ‖ c_0 ‖ A_U ‖ A_C ‖ z_σ ‖ A_Y ‖ z_y` ([`OrCiphertext`]), with
 /// `L = framing::elements_needed::<G>(len)`. Owner and cover ciphertexts have the same layout.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HgClientCiphertext<G: Group> {
-    /// The elements `C_k`.
-    pub elements: Vec<Encoded<G>>,
-    /// The proof.
-    pub proof: OrProof<G>,
-}
+pub type HgClientCiphertext<G> = OrCiphertext<G>;
 
 /// A server ciphertext: `D_1..D_L` and the constant-size vector-DLEQ proof.
 ///
-/// Wire format: `D_1 ‖ … ‖ D_L ‖ A_V ‖ A_D ‖ z_τ`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HgServerCiphertext<G: Group> {
-    /// The elements `D_k`.
-    pub elements: Vec<Encoded<G>>,
-    /// The proof.
-    pub proof: Proof<G>,
-}
-
-const VDLEQ_SHAPE: Shape = Shape {
-    commitments_g: 1,
-    commitments_h: 1,
-    responses: 1,
-};
-const SCHNORR_SHAPE: Shape = Shape {
-    commitments_g: 1,
-    commitments_h: 0,
-    responses: 1,
-};
+/// Wire format: `D_1 ‖ … ‖ D_L ‖ A_V ‖ A_D ‖ z_τ` ([`DleqCiphertext`]).
+pub type HgServerCiphertext<G> = DleqCiphertext<G>;
 
 type Sc<G> = <G as Group>::Scalar;
-
-fn client_proof_len<G: Group>() -> usize {
-    <Sc<G> as Scalar>::ENCODED_LEN
-        + VDLEQ_SHAPE.encoded_len::<G, G>()
-        + SCHNORR_SHAPE.encoded_len::<G, G>()
-}
-
-fn server_proof_len<G: Group>() -> usize {
-    VDLEQ_SHAPE.encoded_len::<G, G>()
-}
 
 fn elements_for<G: MessageGroup>(len: usize) -> Result<usize, WireError> {
     if len > MAX_SLOT_LEN {
         return Err(WireError::CapacityTooLarge);
     }
     Ok(framing::elements_needed::<G>(len))
-}
-
-fn decode_elements<G: Group>(bytes: &[u8]) -> Result<Vec<Encoded<G>>, WireError> {
-    bytes
-        .chunks_exact(G::ENCODED_LEN)
-        .map(|b| {
-            Encoded::from_bytes(b).map_err(|source| WireError::Field {
-                field: "element",
-                source,
-            })
-        })
-        .collect()
 }
 
 /// `s_ij` from the DH value (both sides compute the same scalar).
@@ -459,6 +423,7 @@ impl<G: MessageGroup> HashingGenerator<G> {
 impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
     const ID: SuiteId = SuiteId::new("hashing-generator", G::NAME, 1);
     const VERIFIABLE: bool = true;
+    const EAGER_ONLY: bool = false;
 
     type SecretKey = SigningKey<G>;
     type PublicKey = VerifyingKey<G>;
@@ -595,15 +560,18 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
         msg.extend_from_slice(&session.id().0);
         msg.extend_from_slice(&slot.to_bytes());
         let prefix = msg.len();
-        let gens: Vec<G> = (0..l as u64)
+        let hashed: Vec<G> = (0..l as u64)
             .map(|k| {
                 msg.truncate(prefix);
                 msg.extend_from_slice(&k.to_le_bytes());
                 G::hash_to_group(GENERATOR_DST, &msg)
             })
             .collect();
+        // g_k = 2·H(k): as uniform and as unrelated to G and to each other as H(k), and the
+        // doubles' encodings come in one batch (one shared inversion on ristretto255 instead
+        // of an inverse square root per generator).
         Ok(HgSlot {
-            generators: Encoded::batch_new(&gens),
+            generators: Encoded::double_each(&hashed),
             negated: OnceLock::new(),
         })
     }
@@ -673,13 +641,7 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
         servers: &[&HgServerCiphertext<G>],
     ) -> Result<Option<Vec<u8>>, DcError> {
         check_accepted(session.roster(), accepted)?;
-        let m = session.roster().num_servers();
-        if servers.len() != m {
-            return Err(DcError::ServerCount {
-                expected: m,
-                actual: servers.len(),
-            });
-        }
+        let servers = indexed_servers(session.roster(), servers)?;
         let l = slot.data().generators.len();
         let mut acc = vec![G::identity(); l];
         for (c, ct) in accepted {
@@ -688,10 +650,10 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
                 *a += *e.point();
             }
         }
-        for (j, ct) in servers.iter().enumerate() {
+        for (j, ct) in servers {
             if ct.elements.len() != l {
                 return Err(DcError::WrongCiphertextLength {
-                    culprit: Party::Server(ServerId(j as u32)),
+                    culprit: Party::Server(ServerId(j)),
                     expected: l,
                     actual: ct.elements.len(),
                 });
@@ -708,100 +670,33 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
     }
 
     fn client_ciphertext_len(len: usize) -> usize {
-        framing::elements_needed::<G>(len) * G::ENCODED_LEN + client_proof_len::<G>()
+        OrCiphertext::<G>::encoded_len(framing::elements_needed::<G>(len))
     }
 
     fn server_ciphertext_len(len: usize) -> usize {
-        framing::elements_needed::<G>(len) * G::ENCODED_LEN + server_proof_len::<G>()
+        DleqCiphertext::<G>::encoded_len(framing::elements_needed::<G>(len))
     }
 
     fn encode_client_ciphertext(ct: &HgClientCiphertext<G>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(ct.elements.len() * G::ENCODED_LEN + 200);
-        for e in &ct.elements {
-            out.extend_from_slice(e.as_bytes());
-        }
-        out.extend_from_slice(&ct.proof.to_bytes());
-        out
+        ct.to_bytes()
     }
 
     fn decode_client_ciphertext(
         len: usize,
         bytes: &[u8],
     ) -> Result<HgClientCiphertext<G>, WireError> {
-        let l = elements_for::<G>(len)?;
-        let body = l * G::ENCODED_LEN;
-        let expected = body + client_proof_len::<G>();
-        if bytes.len() != expected {
-            return Err(WireError::Length {
-                expected,
-                actual: bytes.len(),
-            });
-        }
-        let (els, proof) = bytes.split_at(body);
-        let elements = decode_elements(els)?;
-        let (c, branches) = proof.split_at(<Sc<G> as Scalar>::ENCODED_LEN);
-        let c = Sc::<G>::from_bytes(c).map_err(|source| WireError::Field {
-            field: "challenge",
-            source,
-        })?;
-        let (b0, b1) = branches.split_at(VDLEQ_SHAPE.encoded_len::<G, G>());
-        let p0 = Proof::from_bytes(b0, VDLEQ_SHAPE)?;
-        let p1 = Proof::from_bytes(b1, SCHNORR_SHAPE)?;
-        Ok(HgClientCiphertext {
-            elements,
-            proof: OrProof::from_parts(vec![c], vec![p0, p1]),
-        })
+        OrCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 
     fn encode_server_ciphertext(ct: &HgServerCiphertext<G>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(ct.elements.len() * G::ENCODED_LEN + 128);
-        for e in &ct.elements {
-            out.extend_from_slice(e.as_bytes());
-        }
-        ct.proof.write_to(&mut out);
-        out
+        ct.to_bytes()
     }
 
     fn decode_server_ciphertext(
         len: usize,
         bytes: &[u8],
     ) -> Result<HgServerCiphertext<G>, WireError> {
-        let l = elements_for::<G>(len)?;
-        let body = l * G::ENCODED_LEN;
-        let expected = body + server_proof_len::<G>();
-        if bytes.len() != expected {
-            return Err(WireError::Length {
-                expected,
-                actual: bytes.len(),
-            });
-        }
-        let (els, proof) = bytes.split_at(body);
-        Ok(HgServerCiphertext {
-            elements: decode_elements(els)?,
-            proof: Proof::from_bytes(proof, VDLEQ_SHAPE)?,
-        })
-    }
-
-    fn encode_client_setup(msg: &Commitments<G>) -> Vec<u8> {
-        msg.to_bytes()
-    }
-
-    fn decode_client_setup(
-        roster: &Roster<Self>,
-        bytes: &[u8],
-    ) -> Result<Commitments<G>, WireError> {
-        Commitments::from_bytes(roster.num_servers(), bytes)
-    }
-
-    fn encode_server_setup(msg: &Commitments<G>) -> Vec<u8> {
-        msg.to_bytes()
-    }
-
-    fn decode_server_setup(
-        roster: &Roster<Self>,
-        bytes: &[u8],
-    ) -> Result<Commitments<G>, WireError> {
-        Commitments::from_bytes(roster.num_clients(), bytes)
+        DleqCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 }
 

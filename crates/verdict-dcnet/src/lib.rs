@@ -6,8 +6,10 @@ pub mod error;
 pub mod hashing_generator;
 pub mod ids;
 pub mod pairing;
+pub mod sizes;
 pub mod suite;
 pub mod verifiable;
+pub mod wire;
 pub mod xor;
 
 /// Design notes: every suite's formulas, costs, proof shapes, batching, churn, disputes, the
@@ -19,5 +21,7 @@ pub use dh::DhReveal;
 pub use error::{DcError, Liar, SetupError, WireError};
 pub use hashing_generator::HashingGenerator;
 pub use ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
-pub use suite::{Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable};
+pub use suite::{
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, SetupMessage, Verifiable,
+};
 pub use xor::Xor;

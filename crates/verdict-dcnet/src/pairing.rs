@@ -30,13 +30,13 @@
 //! (≈ 0.2 ms). That is a few hundred bytes of plaintext per second per core — this suite is here
 //! for completeness and comparison; the hashing-generator suite is the fast one.
 //!
-//! Measured with `benches/elgamal_pairing.rs` (release, one core of a shared 2-core machine,
-//! so ±20 %): a 60-byte slot (`L` = 32, client ciphertext 19,296 B) costs ≈ 200 ms to create
-//! (cover or owner), ≈ 100 ms to verify, ≈ 67 ms to decode from the wire, and a server
-//! ciphertext over 4 clients ≈ 165 ms — ≈ 300 B/s of plaintext generated and ≈ 600 B/s
-//! verified per core, against the paper's ≈ 3 KB/s with 60 bytes per (Type-A) GT element. Small
-//! slots pay a fixed ≈ 20–30 ms (multi-exponentiations in GT over a handful of elements are
-//! inefficient). The decoding table takes ≈ 0.7 s to build, once per process.
+//! Measured with `benches/fig5.rs` (ids `fig5/pairing-chunk16/bls12-381/<op>/<bytes>`; numbers
+//! with machine and date in `docs/PERFORMANCE.md`): on one core of the 2-vCPU test VM a 256-byte
+//! slot (`L` = 130) costs ≈ 0.5 s to create, ≈ 0.2 s to verify and ≈ 0.23 s to decode — about
+//! 0.5 KB/s of plaintext generated and 3 KB/s batch-verified per core, against the paper's
+//! ≈ 3 KB/s generation with 60 bytes per (Type-A) GT element. Small slots pay a fixed
+//! ≈ 20–40 ms (multi-exponentiations in GT over a handful of elements are inefficient). The
+//! decoding table takes ≈ 0.7 s to build, once per process.
 //!
 //! Lazy verification is possible here (unlike ElGamal): a client's pad is bound to its
 //! registered key `X_i`, so a multiple of someone else's ciphertext leaves an unknown pad in the
@@ -51,24 +51,25 @@ use core::marker::PhantomData;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::bls12_381::{G1, G2, Gt, pairing};
-use verdict_group::{Group, Scalar, SecretScalar};
+use verdict_group::{Group, SecretScalar};
 use verdict_nizk::{
-    BatchVerifier, DecodeError, Encoded, Or, OrProof, Proof, Schnorr, Shape, SigningKey, Statement,
-    VectorDleq, VerifyingKey,
+    BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement, VectorDleq, VerifyingKey,
 };
 
 use self::gt_table::{
     ChunkBits, GtFrameError, GtTable, decode_message, encode_message, max_message_len,
 };
-use crate::elgamal::empty_setup;
 use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
+    check_roster_key, combine_no_setup, indexed_servers,
 };
 use crate::verifiable::{
-    Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, check_distinct, wire_error,
+    Culprit, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct, check_len,
+    sum_elements,
 };
+use crate::wire::{DleqCiphertext, OrCiphertext};
 
 /// The versioned suite identifier (`verdict/pairing-chunk16/bls12-381/v1` or `…chunk24…`),
 /// bound into every proof.
@@ -104,121 +105,24 @@ pub fn round_bases(slot: &SlotParams) -> Vec<G1> {
 
 /// A client's ciphertext: `C_1..C_L ∈ GT` and the OR proof.
 ///
-/// Wire format: `C_1 ‖ … ‖ C_L` (576 bytes each) `‖ c_0 ‖ A_{X} (G2) ‖ A_{C*} (GT) ‖ s_x ‖
-/// A_Y (G2) ‖ s_y`. Decoding validates every GT element (an exponentiation each) and G2 point.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClientCiphertext {
-    c: Vec<Encoded<Gt>>,
-    proof: OrProof<G2, Gt>,
-}
+/// Wire format ([`OrCiphertext`]): `C_1 ‖ … ‖ C_L` (576 bytes each) `‖ c_0 ‖ A_{X} (G2) ‖
+/// A_{C*} (GT) ‖ s_x ‖ A_Y (G2) ‖ s_y`. Decoding validates every GT element (an exponentiation
+/// each) and G2 point.
+pub type ClientCiphertext = OrCiphertext<G2, Gt>;
 
 /// A server's ciphertext: `D_1..D_L ∈ GT` and the DLEQ proof.
 ///
-/// Wire format: `D_1 ‖ … ‖ D_L ‖ A (G2) ‖ A' (GT) ‖ s`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServerCiphertext {
-    d: Vec<Encoded<Gt>>,
-    proof: Proof<G2, Gt>,
-}
-
-const DLEQ_SHAPE: Shape = Shape {
-    commitments_g: 1,
-    commitments_h: 1,
-    responses: 1,
-};
-const SCHNORR_SHAPE: Shape = Shape {
-    commitments_g: 1,
-    commitments_h: 0,
-    responses: 1,
-};
+/// Wire format ([`DleqCiphertext`]): `D_1 ‖ … ‖ D_L ‖ A (G2) ‖ A' (GT) ‖ s`.
+pub type ServerCiphertext = DleqCiphertext<G2, Gt>;
 
 /// Bytes of a client ciphertext with `l` elements: `576·l + 32 + (96 + 576 + 32) + (96 + 32)`.
 pub fn client_ciphertext_len(l: usize) -> usize {
-    l * Gt::ENCODED_LEN
-        + <Fr as Scalar>::ENCODED_LEN
-        + DLEQ_SHAPE.encoded_len::<G2, Gt>()
-        + SCHNORR_SHAPE.encoded_len::<G2, Gt>()
+    ClientCiphertext::encoded_len(l)
 }
 
 /// Bytes of a server ciphertext with `l` elements: `576·l + 96 + 576 + 32`.
 pub fn server_ciphertext_len(l: usize) -> usize {
-    l * Gt::ENCODED_LEN + DLEQ_SHAPE.encoded_len::<G2, Gt>()
-}
-
-impl ClientCiphertext {
-    /// The `C_k`.
-    pub fn payload(&self) -> &[Encoded<Gt>] {
-        &self.c
-    }
-    /// Number of elements `L`.
-    pub fn len(&self) -> usize {
-        self.c.len()
-    }
-    /// Always `false` for ciphertexts built by this module.
-    pub fn is_empty(&self) -> bool {
-        self.c.is_empty()
-    }
-    /// The canonical encoding.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(client_ciphertext_len(self.len()));
-        for p in &self.c {
-            out.extend_from_slice(p.as_bytes());
-        }
-        out.extend_from_slice(&self.proof.to_bytes());
-        out
-    }
-    /// Decodes and validates a ciphertext of `slot.elements` elements from `client`. Costs
-    /// about one GT exponentiation per GT element (subgroup checks).
-    pub fn from_bytes(slot: &SlotParams, client: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
-            culprit: Culprit::Client(client),
-            source,
-        })
-    }
-
-    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut rd = Reader::new(bytes);
-        let c = rd.points::<Gt>(l, "C")?;
-        let c0 = rd.scalar::<Fr>("challenge")?;
-        let p0 = rd.proof::<G2, Gt>(DLEQ_SHAPE)?;
-        let p1 = rd.proof::<G2, Gt>(SCHNORR_SHAPE)?;
-        rd.finish()?;
-        Ok(Self {
-            c,
-            proof: OrProof::from_parts(vec![c0], vec![p0, p1]),
-        })
-    }
-}
-
-impl ServerCiphertext {
-    /// The `D_k`.
-    pub fn shares(&self) -> &[Encoded<Gt>] {
-        &self.d
-    }
-    /// The canonical encoding.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(server_ciphertext_len(self.d.len()));
-        for p in &self.d {
-            out.extend_from_slice(p.as_bytes());
-        }
-        self.proof.write_to(&mut out);
-        out
-    }
-    /// Decodes and validates a ciphertext of `slot.elements` elements from `server`.
-    pub fn from_bytes(slot: &SlotParams, server: u32, bytes: &[u8]) -> Result<Self, SuiteError> {
-        Self::decode(slot.elements, bytes).map_err(|source| SuiteError::Decode {
-            culprit: Culprit::Server(server),
-            source,
-        })
-    }
-
-    pub(crate) fn decode(l: usize, bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut rd = Reader::new(bytes);
-        let d = rd.points::<Gt>(l, "D")?;
-        let proof = rd.proof::<G2, Gt>(DLEQ_SHAPE)?;
-        rd.finish()?;
-        Ok(Self { d, proof })
-    }
+    ServerCiphertext::encoded_len(l)
 }
 
 /// The pairing suite for one slot of one round: the round bases `T_k`, the client bases
@@ -311,7 +215,7 @@ impl PairingSlot {
             Some((y, _)) => or.prove(&mut t, 1, &[*y], rng),
         }
         .map_err(|_| SuiteError::Parameters("client proof"))?;
-        Ok(ClientCiphertext { c, proof })
+        Ok(OrCiphertext { elements: c, proof })
     }
 
     /// *Cover create* by `client` with long-term secret `x_i`, in a slot owned by
@@ -344,14 +248,7 @@ impl PairingSlot {
     }
 
     fn check_len(&self, culprit: Culprit, actual: usize) -> Result<(), SuiteError> {
-        if actual != self.slot.elements {
-            return Err(SuiteError::WrongLength {
-                culprit,
-                expected: self.slot.elements,
-                actual,
-            });
-        }
-        Ok(())
+        check_len(culprit, self.slot.elements, actual)
     }
 
     /// *Client verify*: `client` with public key `X_i`, in a slot owned by `pseudonym_key`.
@@ -363,7 +260,7 @@ impl PairingSlot {
         ct: &ClientCiphertext,
     ) -> Result<(), SuiteError> {
         self.check_len(Culprit::Client(client), ct.len())?;
-        let vd = self.client_statement(client_key, &ct.c)?;
+        let vd = self.client_statement(client_key, &ct.elements)?;
         let owner_branch = Schnorr::with_generator(*pseudonym_key).in_pair::<Gt>();
         let or: Or<'_, G2, Gt> = Or::new(vec![&vd as &dyn Statement<G2, Gt>, &owner_branch])
             .map_err(|_| SuiteError::Parameters("client statement"))?;
@@ -392,7 +289,7 @@ impl PairingSlot {
                 bad.push(*client);
                 continue;
             }
-            let vd = self.client_statement(key, &ct.c)?;
+            let vd = self.client_statement(key, &ct.elements)?;
             let or: Or<'_, G2, Gt> = Or::new(vec![&vd as &dyn Statement<G2, Gt>, &owner_branch])
                 .map_err(|_| SuiteError::Parameters("client statement"))?;
             let t = self
@@ -451,7 +348,7 @@ impl PairingSlot {
         let proof = st
             .prove(&mut t, &[*z], rng)
             .map_err(|_| SuiteError::Parameters("server proof"))?;
-        Ok(ServerCiphertext { d, proof })
+        Ok(DleqCiphertext { elements: d, proof })
     }
 
     /// *Server verify*: server `server` with key `Z_j`, against the accepted set as the
@@ -463,9 +360,9 @@ impl PairingSlot {
         accepted: &[(u32, G2)],
         sct: &ServerCiphertext,
     ) -> Result<(), SuiteError> {
-        self.check_len(Culprit::Server(server), sct.d.len())?;
+        self.check_len(Culprit::Server(server), sct.len())?;
         let (neg_b, set) = self.server_bases(accepted)?;
-        let st = self.server_statement(server_key, &neg_b, sct.d.clone())?;
+        let st = self.server_statement(server_key, &neg_b, sct.elements.clone())?;
         let mut t = self
             .slot
             .context(SERVER_PURPOSE, &self.suite, server)
@@ -481,20 +378,13 @@ impl PairingSlot {
         clients: &[(u32, &ClientCiphertext)],
         servers: &[(u32, &ServerCiphertext)],
     ) -> Result<Vec<Gt>, SuiteError> {
-        let mut m = vec![Gt::identity(); self.slot.elements];
-        for (client, ct) in clients {
-            self.check_len(Culprit::Client(*client), ct.len())?;
-            for (mk, ck) in m.iter_mut().zip(&ct.c) {
-                *mk += *ck.point();
-            }
-        }
-        for (server, sct) in servers {
-            self.check_len(Culprit::Server(*server), sct.d.len())?;
-            for (mk, dk) in m.iter_mut().zip(&sct.d) {
-                *mk += *dk.point();
-            }
-        }
-        Ok(m)
+        let clients = clients
+            .iter()
+            .map(|(i, ct)| (Culprit::Client(*i), &ct.elements[..]));
+        let servers = servers
+            .iter()
+            .map(|(j, sct)| (Culprit::Server(*j), &sct.elements[..]));
+        sum_elements(self.slot.elements, clients.chain(servers))
     }
 
     /// *Reveal*: combines verified ciphertexts and decodes the chunks with `table`. An empty
@@ -570,16 +460,6 @@ fn elements_for(bits: ChunkBits, len: usize) -> Result<usize, WireError> {
     Ok(gt_table::elements_needed(bits, len))
 }
 
-fn check_roster_key(key: &SigningKey<G2>, expected: &VerifyingKey<G2>) -> Result<(), DcError> {
-    if key.verifying_key() == expected {
-        Ok(())
-    } else {
-        Err(DcError::InvalidParameters(
-            "secret key does not match the roster",
-        ))
-    }
-}
-
 impl<W: ChunkWidth> Pairing<W> {
     fn dc(slot: &PreparedSlot<Self>) -> impl Fn(SuiteError) -> DcError + '_ {
         move |e| e.into_dc(slot.slot(), slot.len())
@@ -600,6 +480,7 @@ impl<W: ChunkWidth> Pairing<W> {
 impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
     const ID: SuiteId = SuiteId::new(W::CONSTRUCTION, "bls12-381", 1);
     const VERIFIABLE: bool = true;
+    const EAGER_ONLY: bool = false;
 
     type SecretKey = SigningKey<G2>;
     type PublicKey = VerifyingKey<G2>;
@@ -651,15 +532,7 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
         clients: &[()],
         servers: &[()],
     ) -> Result<(), SetupError> {
-        for (expected, actual) in [
-            (roster.num_clients(), clients.len()),
-            (roster.num_servers(), servers.len()),
-        ] {
-            if expected != actual {
-                return Err(SetupError::Count { expected, actual });
-            }
-        }
-        Ok(())
+        combine_no_setup(roster, clients, servers)
     }
 
     fn prepare_slot(session: &Session<Self>, slot: SlotRound) -> Result<PairingSlot, DcError> {
@@ -739,20 +612,9 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
         servers: &[&ServerCiphertext],
     ) -> Result<Option<Vec<u8>>, DcError> {
         check_accepted(session.roster(), accepted)?;
-        let m = session.roster().num_servers();
-        if servers.len() != m {
-            return Err(DcError::ServerCount {
-                expected: m,
-                actual: servers.len(),
-            });
-        }
+        let servers = indexed_servers(session.roster(), servers)?;
         let clients: Vec<(u32, &ClientCiphertext)> =
             accepted.iter().map(|(c, ct)| (c.0, *ct)).collect();
-        let servers: Vec<(u32, &ServerCiphertext)> = servers
-            .iter()
-            .enumerate()
-            .map(|(j, s)| (j as u32, *s))
-            .collect();
         let elements = slot
             .data()
             .reveal_elements(&clients, &servers)
@@ -777,15 +639,7 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
     }
 
     fn decode_client_ciphertext(len: usize, bytes: &[u8]) -> Result<ClientCiphertext, WireError> {
-        let l = elements_for(W::BITS, len)?;
-        let expected = client_ciphertext_len(l);
-        if bytes.len() != expected {
-            return Err(WireError::Length {
-                expected,
-                actual: bytes.len(),
-            });
-        }
-        ClientCiphertext::decode(l, bytes).map_err(wire_error)
+        ClientCiphertext::decode(elements_for(W::BITS, len)?, bytes)
     }
 
     fn encode_server_ciphertext(ct: &ServerCiphertext) -> Vec<u8> {
@@ -793,31 +647,7 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
     }
 
     fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<ServerCiphertext, WireError> {
-        let l = elements_for(W::BITS, len)?;
-        let expected = server_ciphertext_len(l);
-        if bytes.len() != expected {
-            return Err(WireError::Length {
-                expected,
-                actual: bytes.len(),
-            });
-        }
-        ServerCiphertext::decode(l, bytes).map_err(wire_error)
-    }
-
-    fn encode_client_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        empty_setup(bytes)
-    }
-
-    fn encode_server_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_server_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        empty_setup(bytes)
+        ServerCiphertext::decode(elements_for(W::BITS, len)?, bytes)
     }
 }
 
@@ -845,29 +675,21 @@ impl<W: ChunkWidth> Verifiable for Pairing<W> {
         let Ok(y) = roster.pseudonym(slot.slot()) else {
             return Err(items.iter().map(|(c, _)| *c).collect());
         };
-        let mut bad = Vec::new();
+        let mut unknown = Vec::new();
         let mut known = Vec::with_capacity(items.len());
         for (c, ct) in items {
             match roster.client(*c) {
                 Ok(x) => known.push((c.0, *x.point(), *ct)),
-                Err(_) => bad.push(*c),
+                Err(_) => unknown.push(*c),
             }
         }
-        if let Err(e) = slot.data().client_verify_batch(y.point(), &known, rng) {
-            match e {
-                SuiteError::ClientProofs { clients } => {
-                    bad.extend(clients.into_iter().map(ClientId));
-                }
-                _ => bad.extend(known.iter().map(|(c, _, _)| ClientId(*c))),
-            }
-        }
-        if bad.is_empty() {
-            return Ok(());
-        }
-        let pos = |c: &ClientId| items.iter().position(|(i, _)| i == c);
-        bad.sort_by_key(pos);
-        bad.dedup();
-        Err(bad)
+        let batch = slot.data().client_verify_batch(y.point(), &known, rng);
+        batch_outcome(
+            items,
+            unknown,
+            known.iter().map(|(c, _, _)| ClientId(*c)),
+            batch,
+        )
     }
 
     fn verify_server(

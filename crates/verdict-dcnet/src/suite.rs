@@ -39,6 +39,26 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     const ID: SuiteId;
     /// Whether ciphertexts carry proofs (then the suite also implements [`Verifiable`]).
     const VERIFIABLE: bool;
+    /// Whether client ciphertexts **must** be verified before any server ciphertext of the
+    /// slot is published ("eager" verification), instead of only after a reveal turns out
+    /// corrupt ("lazy" verification, which the protocol layer may use to skip verification in
+    /// the common case).
+    ///
+    /// `true` for the ElGamal-style suite only. Its ciphertexts are malleable and not bound to
+    /// any long-term key: the servers strip `z·ΣR` from whatever `(R, C)` pairs they receive, so
+    /// a client that submits `(λ·R_i, λ·C_i)` — a multiple of honest client `i`'s ciphertext —
+    /// adds `λ·M_i` to the reveal. The slot then reveals `(1 + λ)·M` if `i` owns it and `M`
+    /// otherwise, which tells everyone whether `i` is the owner. Under lazy verification that
+    /// reveal is already public when the proofs are checked: the malicious client is named
+    /// afterwards, but the owner's anonymity is gone and cannot be given back, and nothing in
+    /// the revealed output itself (no per-client pad bound to a registered key, as in the
+    /// hashing-generator, pairing and XOR suites) attributes the damage. So the reveal of
+    /// unverified ElGamal ciphertexts is unsafe, and verification must precede it.
+    ///
+    /// `false` for hashing-generator and pairing (each client's pad is bound to its registered
+    /// key, so an unverified bad ciphertext can only garble the slot, and the proofs name the
+    /// culprit afterwards) and for XOR (not verifiable; blame uses provable pad bits).
+    const EAGER_ONLY: bool;
 
     /// A participant's long-term secret key (zeroized on drop, `Debug` redacted).
     type SecretKey: SuiteKey<Public = Self::PublicKey>;
@@ -49,9 +69,9 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     /// A slot's pseudonym public key.
     type PseudonymPublicKey: Clone + fmt::Debug + PartialEq + Send + Sync;
     /// A client's published set-up message (`()` for suites without set-up).
-    type ClientSetup: Clone + fmt::Debug + PartialEq + Send + Sync;
+    type ClientSetup: SetupMessage;
     /// A server's published set-up message.
-    type ServerSetup: Clone + fmt::Debug + PartialEq + Send + Sync;
+    type ServerSetup: SetupMessage;
     /// Public data derived from all set-up messages (e.g. pairwise commitments).
     type SessionPublic: Clone + fmt::Debug + Send + Sync;
     /// A client's secret per-session state (zeroized on drop, `Debug` redacted).
@@ -181,19 +201,27 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
         Self::PseudonymSecretKey::decode_public(bytes)
     }
     /// Canonical encoding of a client set-up message.
-    fn encode_client_setup(msg: &Self::ClientSetup) -> Vec<u8>;
-    /// Decodes a client set-up message for `roster`.
+    fn encode_client_setup(msg: &Self::ClientSetup) -> Vec<u8> {
+        msg.encode()
+    }
+    /// Decodes a client set-up message for `roster` (one entry per server).
     fn decode_client_setup(
         roster: &Roster<Self>,
         bytes: &[u8],
-    ) -> Result<Self::ClientSetup, WireError>;
+    ) -> Result<Self::ClientSetup, WireError> {
+        Self::ClientSetup::decode(roster.num_servers(), bytes)
+    }
     /// Canonical encoding of a server set-up message.
-    fn encode_server_setup(msg: &Self::ServerSetup) -> Vec<u8>;
-    /// Decodes a server set-up message for `roster`.
+    fn encode_server_setup(msg: &Self::ServerSetup) -> Vec<u8> {
+        msg.encode()
+    }
+    /// Decodes a server set-up message for `roster` (one entry per client).
     fn decode_server_setup(
         roster: &Roster<Self>,
         bytes: &[u8],
-    ) -> Result<Self::ServerSetup, WireError>;
+    ) -> Result<Self::ServerSetup, WireError> {
+        Self::ServerSetup::decode(roster.num_clients(), bytes)
+    }
 }
 
 /// The verifying half of the six operations, for suites whose ciphertexts carry proofs.
@@ -462,6 +490,32 @@ pub fn proof_context<C: Ciphersuite>(
         .with_field(b"slot-len", &(slot.len as u64).to_le_bytes())
 }
 
+/// A published set-up message and its wire format: a client's message has one entry per
+/// server, a server's one entry per client. `()` is the (empty) message of suites without
+/// set-up.
+pub trait SetupMessage: Clone + fmt::Debug + PartialEq + Send + Sync + Sized {
+    /// The canonical encoding.
+    fn encode(&self) -> Vec<u8>;
+    /// Decodes (and validates) a message with `count` entries.
+    fn decode(count: usize, bytes: &[u8]) -> Result<Self, WireError>;
+}
+
+impl SetupMessage for () {
+    fn encode(&self) -> Vec<u8> {
+        Vec::new()
+    }
+    fn decode(_count: usize, bytes: &[u8]) -> Result<(), WireError> {
+        if bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(WireError::Length {
+                expected: 0,
+                actual: bytes.len(),
+            })
+        }
+    }
+}
+
 /// A key type a suite can use for long-term or pseudonym keys: generation, the public half, and
 /// the public half's wire encoding. Implemented for nizk's Schnorr [`SigningKey`], which every
 /// suite here uses; a suite with other keys implements it for them.
@@ -527,4 +581,55 @@ pub fn accepted_set_digest(ids: &[ClientId]) -> [u8; 32] {
         h.update(&id.to_le_bytes());
     }
     *h.finalize().as_bytes()
+}
+
+/// Checks that `key` is the secret half of the roster entry `expected`.
+pub(crate) fn check_roster_key<G: Group>(
+    key: &SigningKey<G>,
+    expected: &VerifyingKey<G>,
+) -> Result<(), DcError> {
+    if key.verifying_key() == expected {
+        Ok(())
+    } else {
+        Err(DcError::InvalidParameters(
+            "secret key does not match the roster",
+        ))
+    }
+}
+
+/// `combine_setup` of a suite without set-up: only the message counts are checked.
+pub(crate) fn combine_no_setup<C: Ciphersuite>(
+    roster: &Roster<C>,
+    clients: &[()],
+    servers: &[()],
+) -> Result<(), SetupError> {
+    for (expected, actual) in [
+        (roster.num_clients(), clients.len()),
+        (roster.num_servers(), servers.len()),
+    ] {
+        if expected != actual {
+            return Err(SetupError::Count { expected, actual });
+        }
+    }
+    Ok(())
+}
+
+/// The `M` server ciphertexts of a reveal, paired with their server index; fails unless there
+/// is exactly one per server of the roster.
+pub(crate) fn indexed_servers<'a, C: Ciphersuite, T>(
+    roster: &Roster<C>,
+    servers: &[&'a T],
+) -> Result<Vec<(u32, &'a T)>, DcError> {
+    let m = roster.num_servers();
+    if servers.len() != m {
+        return Err(DcError::ServerCount {
+            expected: m,
+            actual: servers.len(),
+        });
+    }
+    Ok(servers
+        .iter()
+        .enumerate()
+        .map(|(j, s)| (j as u32, *s))
+        .collect())
 }

@@ -117,6 +117,66 @@ pub enum SuiteError {
     GtFrame(#[from] crate::pairing::gt_table::GtFrameError),
 }
 
+/// Checks that a ciphertext of `culprit` has the slot's `expected` number of elements.
+pub(crate) fn check_len(
+    culprit: Culprit,
+    expected: usize,
+    actual: usize,
+) -> Result<(), SuiteError> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(SuiteError::WrongLength {
+            culprit,
+            expected,
+            actual,
+        })
+    }
+}
+
+/// `Σ` of the element vectors of all `parts` (each `L = l` long, or its sender is named): the
+/// revealed elements `Σ_{i∈S} C_{i,k} + Σ_j D_{j,k}` before decoding.
+pub(crate) fn sum_elements<'a, H: Group>(
+    l: usize,
+    parts: impl IntoIterator<Item = (Culprit, &'a [Encoded<H>])>,
+) -> Result<Vec<H>, SuiteError> {
+    let mut m = vec![H::identity(); l];
+    for (culprit, elements) in parts {
+        check_len(culprit, l, elements.len())?;
+        for (mk, ek) in m.iter_mut().zip(elements) {
+            *mk += *ek.point();
+        }
+    }
+    Ok(m)
+}
+
+/// The outcome of a suite's batched client verification as the [`crate::Verifiable`]
+/// contract wants it: every invalid client (`unknown` ids outside the roster, plus those the
+/// suite's `batch` named; all of `checked` if it failed otherwise), ascending by position in
+/// `items`, each once.
+pub(crate) fn batch_outcome<T>(
+    items: &[(crate::ClientId, T)],
+    unknown: Vec<crate::ClientId>,
+    checked: impl IntoIterator<Item = crate::ClientId>,
+    batch: Result<(), SuiteError>,
+) -> Result<(), Vec<crate::ClientId>> {
+    let mut bad = unknown;
+    match batch {
+        Ok(()) => {}
+        Err(SuiteError::ClientProofs { clients }) => {
+            bad.extend(clients.into_iter().map(crate::ClientId));
+        }
+        Err(_) => bad.extend(checked),
+    }
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let pos = |c: &crate::ClientId| items.iter().position(|(i, _)| i == c);
+    bad.sort_by_key(pos);
+    bad.dedup();
+    Err(bad)
+}
+
 /// Rejects accepted sets that name a client twice.
 pub(crate) fn check_distinct(ids: impl IntoIterator<Item = u32>) -> Result<(), SuiteError> {
     let mut seen = std::collections::HashSet::new();
@@ -146,7 +206,7 @@ impl<'a> Reader<'a> {
         Self { buf }
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         if self.buf.len() < n {
             return Err(DecodeError::Truncated {
                 needed: n,

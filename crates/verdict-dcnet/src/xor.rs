@@ -30,7 +30,9 @@ use zeroize::Zeroizing;
 use crate::dh::{DhReveal, dh_value};
 use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
-use crate::suite::{Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted};
+use crate::suite::{
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted, combine_no_setup,
+};
 
 const PAIR_CONTEXT: &str = "verdict-dcnet xor pair v1";
 const TAG_CONTEXT: &str = "verdict-dcnet xor frame tag v1";
@@ -291,6 +293,7 @@ impl<G: Group> Xor<G> {
 impl<G: Group> Ciphersuite for Xor<G> {
     const ID: SuiteId = SuiteId::new("xor", G::NAME, 1);
     const VERIFIABLE: bool = false;
+    const EAGER_ONLY: bool = false;
 
     type SecretKey = SigningKey<G>;
     type PublicKey = VerifyingKey<G>;
@@ -352,19 +355,7 @@ impl<G: Group> Ciphersuite for Xor<G> {
         clients: &[()],
         servers: &[()],
     ) -> Result<(), SetupError> {
-        if clients.len() != roster.num_clients() {
-            return Err(SetupError::Count {
-                expected: roster.num_clients(),
-                actual: clients.len(),
-            });
-        }
-        if servers.len() != roster.num_servers() {
-            return Err(SetupError::Count {
-                expected: roster.num_servers(),
-                actual: servers.len(),
-            });
-        }
-        Ok(())
+        combine_no_setup(roster, clients, servers)
     }
 
     fn prepare_slot(_session: &Session<Self>, slot: SlotRound) -> Result<(), DcError> {
@@ -531,28 +522,5 @@ impl<G: Group> Ciphersuite for Xor<G> {
 
     fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<XorCiphertext, WireError> {
         Self::decode_client_ciphertext(len, bytes)
-    }
-
-    fn encode_client_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_client_setup(_roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        if bytes.is_empty() {
-            Ok(())
-        } else {
-            Err(WireError::Length {
-                expected: 0,
-                actual: bytes.len(),
-            })
-        }
-    }
-
-    fn encode_server_setup(_msg: &()) -> Vec<u8> {
-        Vec::new()
-    }
-
-    fn decode_server_setup(roster: &Roster<Self>, bytes: &[u8]) -> Result<(), WireError> {
-        Self::decode_client_setup(roster, bytes)
     }
 }

@@ -12,31 +12,14 @@ type HgR = HashingGenerator<Ristretto255>;
 type HgP = HashingGenerator<P256>;
 type X = Xor<Ristretto255>;
 
-fn decoders_never_panic<C: Ciphersuite>(len: usize, bytes: &[u8]) {
-    if let Ok(c) = C::decode_client_ciphertext(len, bytes) {
-        assert_eq!(bytes.len(), C::client_ciphertext_len(len));
-        assert_eq!(C::encode_client_ciphertext(&c), bytes);
-    }
-    if let Ok(s) = C::decode_server_ciphertext(len, bytes) {
-        assert_eq!(bytes.len(), C::server_ciphertext_len(len));
-        assert_eq!(C::encode_server_ciphertext(&s), bytes);
-    }
-    if let Ok(k) = C::decode_public_key(bytes) {
-        assert_eq!(C::encode_public_key(&k), bytes);
-    }
-    if let Ok(k) = C::decode_pseudonym_key(bytes) {
-        assert_eq!(C::encode_pseudonym_key(&k), bytes);
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn arbitrary_bytes_never_panic(len in 0usize..200, bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-        decoders_never_panic::<HgR>(len, &bytes);
-        decoders_never_panic::<HgP>(len, &bytes);
-        decoders_never_panic::<X>(len, &bytes);
+        common::decoders_never_panic::<HgR>(len, &bytes);
+        common::decoders_never_panic::<HgP>(len, &bytes);
+        common::decoders_never_panic::<X>(len, &bytes);
         let _ = DhReveal::<Ristretto255>::from_bytes(&bytes);
         let _ = DhReveal::<P256>::from_bytes(&bytes);
     }

@@ -250,9 +250,9 @@ impl Group for Point {
         let halves: Vec<RistrettoPoint> = bases.iter().map(|b| b.0 * h).collect();
         doubled_with_encodings(&halves)
     }
-    fn double_encoded(halves: &[Self]) -> (Vec<Self>, Vec<[u8; 32]>) {
-        let inner: Vec<RistrettoPoint> = halves.iter().map(|q| q.0).collect();
-        doubled_with_encodings(&inner)
+    fn double_each_encoded(points: &[Self]) -> (Vec<Self>, Vec<[u8; 32]>) {
+        let halves: Vec<RistrettoPoint> = points.iter().map(|p| p.0).collect();
+        doubled_with_encodings(&halves)
     }
     fn to_bytes(&self) -> [u8; 32] {
         self.0.compress().to_bytes()

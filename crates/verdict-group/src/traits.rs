@@ -188,16 +188,17 @@ pub trait Group:
         let reprs = Self::batch_to_bytes(&points);
         (points, reprs)
     }
-
-    /// `2·Qᵢ` for every `Qᵢ`, together with the canonical encodings of the results.
+    /// `2·Pᵢ` for every point, together with the canonical encodings of the results.
     ///
-    /// Lets a prover that computes `Qᵢ = Pᵢ/2` on purpose publish `Pᵢ` with the batch
-    /// encoding of [`Group::mul_generator_encoded`] (ristretto255 encodes doubles with one
-    /// shared field inversion); the default doubles and calls [`Group::batch_to_bytes`].
-    fn double_encoded(halves: &[Self]) -> (Vec<Self>, Vec<Self::Repr>) {
-        let points: Vec<Self> = halves.iter().map(Self::double).collect();
-        let reprs = Self::batch_to_bytes(&points);
-        (points, reprs)
+    /// The results are treated as public (variable time allowed): they are about to be
+    /// published. Lets a caller that is free to define its points as doubles (hashed generators
+    /// `2·H(k)`, a shuffle prover's commitments computed as halves `Qᵢ = Pᵢ/2`) get the
+    /// encodings in one batch: ristretto255 encodes doubles with one shared field inversion
+    /// instead of an inverse square root per point.
+    fn double_each_encoded(points: &[Self]) -> (Vec<Self>, Vec<Self::Repr>) {
+        let doubled: Vec<Self> = points.iter().map(|p| *p + *p).collect();
+        let reprs = Self::batch_to_bytes(&doubled);
+        (doubled, reprs)
     }
 
     /// The canonical encoding.

@@ -52,6 +52,12 @@ impl<G: Group> Encoded<G> {
         Self::zip(points, reprs)
     }
 
+    /// `2·Pᵢ` for each point, doubled and encoded in one batch ([`Group::double_each_encoded`]).
+    pub fn double_each(points: &[G]) -> Vec<Self> {
+        let (points, reprs) = G::double_each_encoded(points);
+        Self::zip(points, reprs)
+    }
+
     /// Pairs points with the encodings a `Group` method computed for them.
     fn zip(points: Vec<G>, reprs: Vec<G::Repr>) -> Vec<Self> {
         points

@@ -316,7 +316,7 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let mut w_half_exps: Vec<G::Scalar> = w.iter().map(|wi| gamma * *wi * half).collect();
     let w_halves: Vec<G> = w_half_exps.iter().map(G::mul_generator).collect();
     w_half_exps.zeroize();
-    let (w_pts, w_enc) = G::double_encoded(&w_halves);
+    let (w_pts, w_enc) = G::double_each_encoded(&w_halves);
     // Λ₁ = (τ₀ + Σ wᵢβ_{π(i)})·g + Σ_j (w_{π⁻¹(j)} − u_j)·X_j, and likewise Λ₂ with h, Y.
     let mut coef: Vec<G::Scalar> = (0..n).map(|j| w[pinv[j]] - u[j]).collect();
     let mut e0 = tau0;
@@ -367,7 +367,7 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         .zip(&w_halves)
         .map(|(sg, wh)| sg - *wh)
         .collect();
-    let (d_pts, d_reprs) = G::double_encoded(&d_halves);
+    let (d_pts, d_reprs) = G::double_each_encoded(&d_halves);
     let d_enc = concat_reprs::<G>(&d_reprs);
     tr.append_message(b"D", &d_enc);
     let lambda = tr.challenge_scalar::<G>(b"lambda");

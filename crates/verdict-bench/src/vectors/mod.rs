@@ -25,11 +25,13 @@
 
 use serde_json::{Value, json};
 
+mod dcnet;
 mod group;
 mod nizk;
 mod shuffle;
 mod transcript;
 
+pub use dcnet::dc_error_name;
 pub use nizk::{PURPOSE as NIZK_PURPOSE, SESSION as NIZK_SESSION, context as nizk_context};
 
 /// The session id of the NIZK vectors.
@@ -62,6 +64,9 @@ impl VectorFile {
 
 /// Every vector file, deterministically.
 pub fn generate_all() -> Vec<VectorFile> {
+    use verdict_dcnet::elgamal::ElGamal;
+    use verdict_dcnet::pairing::{Chunk16, Pairing};
+    use verdict_dcnet::{HashingGenerator, Xor};
     use verdict_group::{Bls12381G1, Bls12381G2, P256, Ristretto255};
     vec![
         group::message_group_file::<Ristretto255>("group-ristretto255.json"),
@@ -72,6 +77,32 @@ pub fn generate_all() -> Vec<VectorFile> {
         nizk::file::<Ristretto255>("nizk-ristretto255.json"),
         nizk::file::<P256>("nizk-p256.json"),
         shuffle::file::<Ristretto255>("shuffle-ristretto255.json"),
+        dcnet::file::<HashingGenerator<Ristretto255>>(
+            "dcnet-hashing-generator-ristretto255.json",
+            40,
+            "verdict-dcnet hashing-generator suite over ristretto255, 40-byte slots",
+        ),
+        dcnet::file::<HashingGenerator<P256>>(
+            "dcnet-hashing-generator-p256.json",
+            40,
+            "verdict-dcnet hashing-generator suite over P-256, 40-byte slots",
+        ),
+        dcnet::file::<ElGamal<Ristretto255>>(
+            "dcnet-elgamal-ristretto255.json",
+            40,
+            "verdict-dcnet ElGamal-style suite over ristretto255, 40-byte slots",
+        ),
+        dcnet::file::<Pairing<Chunk16>>(
+            "dcnet-pairing-chunk16-bls12-381.json",
+            2,
+            "verdict-dcnet pairing suite on BLS12-381 (16-bit GT chunks), 2-byte slots \
+             (3 GT elements)",
+        ),
+        dcnet::xor_file::<Xor<Ristretto255>>(
+            "dcnet-xor-ristretto255.json",
+            40,
+            "verdict-dcnet XOR suite (DH over ristretto255), 40-byte slots",
+        ),
     ]
 }
 

@@ -471,3 +471,22 @@ pub fn soundness<C: Verifiable>(n: usize, m: usize, len: usize, seed: u64) {
         }
     }
 }
+
+/// Whatever decodes from `bytes` has the declared size and re-encodes to the same bytes;
+/// nothing panics.
+pub fn decoders_never_panic<C: Ciphersuite>(len: usize, bytes: &[u8]) {
+    if let Ok(c) = C::decode_client_ciphertext(len, bytes) {
+        assert_eq!(bytes.len(), C::client_ciphertext_len(len));
+        assert_eq!(C::encode_client_ciphertext(&c), bytes);
+    }
+    if let Ok(s) = C::decode_server_ciphertext(len, bytes) {
+        assert_eq!(bytes.len(), C::server_ciphertext_len(len));
+        assert_eq!(C::encode_server_ciphertext(&s), bytes);
+    }
+    if let Ok(k) = C::decode_public_key(bytes) {
+        assert_eq!(C::encode_public_key(&k), bytes);
+    }
+    if let Ok(k) = C::decode_pseudonym_key(bytes) {
+        assert_eq!(C::encode_pseudonym_key(&k), bytes);
+    }
+}

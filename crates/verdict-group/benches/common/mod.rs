@@ -81,8 +81,8 @@ pub fn bench_batches<G: Group>(c: &mut Criterion) {
     g.bench_with_input(BenchmarkId::new("mul_generator_encoded", n), &n, |b, _| {
         b.iter(|| G::mul_generator_encoded(black_box(&scalars)))
     });
-    g.bench_with_input(BenchmarkId::new("double_encoded", n), &n, |b, _| {
-        b.iter(|| G::double_encoded(black_box(&points)))
+    g.bench_with_input(BenchmarkId::new("double_each_encoded", n), &n, |b, _| {
+        b.iter(|| G::double_each_encoded(black_box(&points)))
     });
     g.finish();
 }
