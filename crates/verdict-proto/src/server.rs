@@ -81,6 +81,7 @@ struct Round<S: ProtoSuite> {
     my_cts: Option<Vec<u8>>,
     commits: Vec<Option<[u8; 32]>>,
     server_cts: Vec<Option<SignedServerCts<S>>>,
+    early_cts: Vec<Envelope<S::G>>,
     result: Option<(RoundResult, Vec<u8>)>,
     accusations: Vec<Accusation>,
     signatures: Vec<Option<Vec<u8>>>,
@@ -105,6 +106,7 @@ struct Blame {
     my_verdict: Option<Option<Party>>,
     verdicts: Vec<Option<Option<Party>>>,
     rebuttal: Option<Vec<u8>>,
+    early_rebuttal: Option<(Party, Vec<u8>)>,
 }
 
 struct Running<S: ProtoSuite> {
@@ -115,6 +117,8 @@ struct Running<S: ProtoSuite> {
     future: Vec<(Party, Vec<u8>)>,
     history: BTreeMap<u64, Archived<S>>,
     blame: Option<Blame>,
+    /// Blame messages that arrived before this server started tracing (a faster server).
+    early_blame: Vec<(Party, Vec<u8>)>,
     pending_exclusions: Vec<(ClientId, ExclusionReason)>,
 }
 
@@ -125,6 +129,7 @@ struct SetupState<S: ProtoSuite> {
     sent_step: bool,
     sent_decryption: bool,
     sent_dispute: bool,
+    early: Vec<(Party, Vec<u8>)>,
     secrets: Option<ServerSecrets<S>>,
     suite_setup: Vec<u8>,
 }
@@ -304,6 +309,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 sent_step: false,
                 sent_decryption: false,
                 sent_dispute: false,
+                early: Vec::new(),
                 secrets: Some(ServerSecrets {
                     ver: ver_state,
                     xor,
@@ -931,9 +937,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             future: Vec::new(),
             history: BTreeMap::new(),
             blame: None,
+            early_blame: Vec::new(),
             pending_exclusions: Vec::new(),
         }));
         self.check_window();
+        for (from, bytes) in core::mem::take(&mut setup.early) {
+            self.handle_message(from, &bytes);
+        }
     }
 
     // ---------------------------------------------------------------- rounds
@@ -941,11 +951,15 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     fn handle_round_message(&mut self, env: Envelope<S::G>) {
         let h = env.header().clone();
         let State::Running(run) = &mut self.state else {
-            if let State::Setup(_) = self.state
+            if let State::Setup(setup) = &mut self.state
                 && matches!(h.sender, Party::Server(_))
+                && h.round == 0
+                && setup.early.len() < 4 * self.config.num_servers()
             {
-                // A faster server may already be in round 0; keep its messages for later.
-                // (Set-up state has no buffer: rebuild one lazily below.)
+                // A faster server finished set-up first and is already in round 0; keep its
+                // round messages (bounded: a few per server) until we get there.
+                setup.early.push((h.sender, env.to_bytes()));
+                return;
             }
             return self.reject(MessageError::Unexpected {
                 from: h.sender,
@@ -956,10 +970,16 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let current = run.round.number;
         let blame_kind = matches!(h.kind, Kind::BlameBits | Kind::Verdict | Kind::Rebuttal);
         if !blame_kind && h.round > current {
-            if h.round == current + 1 || matches!(h.sender, Party::Server(_)) {
+            // Nobody can be more than one round ahead: certifying a round needs our signature.
+            if h.round == current + 1 {
                 run.future.push((h.sender, env.to_bytes()));
+                return;
             }
-            return;
+            return self.reject(MessageError::Unexpected {
+                from: h.sender,
+                kind: kind_name(h.kind),
+                round: h.round,
+            });
         }
         if !blame_kind && h.round < current {
             return self.reject(MessageError::Unexpected {
@@ -1248,6 +1268,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         } else {
             self.broadcast(Kind::ServerCiphertexts, round_no, payload);
         }
+        // Ciphertexts of faster servers that arrived before we knew S can be checked now.
+        if let State::Running(run) = &mut self.state {
+            for env in core::mem::take(&mut run.round.early_cts) {
+                self.on_server_cts(env);
+            }
+        }
     }
 
     fn on_commit(&mut self, env: Envelope<S::G>) {
@@ -1294,10 +1320,18 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         };
         let round_no = env.header().round;
-        let evidence = vec![env.to_bytes()];
         let State::Running(run) = &mut self.state else {
             return;
         };
+        if run.round.my_cts.is_none() {
+            // A faster server already has every inventory; we do not, so we cannot check its
+            // proofs over S yet. (Bounded: one message per server per round.)
+            if run.round.early_cts.len() < self.config.num_servers() {
+                run.round.early_cts.push(env);
+            }
+            return;
+        }
+        let evidence = vec![env.to_bytes()];
         let has_xor = run.round.open.iter().any(|o| o.kind == SlotKind::Xor);
         if has_xor {
             let committed = run.round.commits.get(j.0 as usize).copied().flatten();
@@ -1619,6 +1653,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             my_verdict: None,
             verdicts: vec![None; m],
             rebuttal: None,
+            early_rebuttal: None,
         });
         let _ = me;
         if self.lie_in_blame {
@@ -1631,6 +1666,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             acc.round,
             encode_blame_bits(&acc, &clients, &bits),
         );
+        if let State::Running(run) = &mut self.state {
+            for (from, bytes) in core::mem::take(&mut run.early_blame) {
+                self.handle_message(from, &bytes);
+            }
+        }
     }
 
     fn unfounded(&mut self, acc: Accusation) {
@@ -1657,11 +1697,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         };
         let Some(blame) = run.blame.as_mut() else {
-            return self.reject(MessageError::Unexpected {
-                from: Party::Server(j),
-                kind: "blame bits",
-                round: acc.round,
-            });
+            if run.early_blame.len() < 2 * self.config.num_servers() {
+                run.early_blame.push((Party::Server(j), env.to_bytes()));
+            }
+            return;
         };
         if blame.accusation != acc || clients != blame.clients {
             return self.halt(
@@ -1751,6 +1790,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         blame.suspect = Some(suspect);
         blame.deadline = Some(now + timeout);
+        let early = blame.early_rebuttal.take();
         let mut w = Writer::new();
         w.raw(&acc.to_bytes()).u32(suspect.0);
         let envs: Vec<Vec<u8>> = blame
@@ -1768,6 +1808,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             acc.round,
             w.finish(),
         );
+        if let Some((from, bytes)) = early {
+            self.handle_message(from, &bytes);
+        }
     }
 
     fn on_rebuttal(&mut self, env: Envelope<S::G>) {
@@ -1793,8 +1836,17 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         };
         let Some(blame) = run.blame.as_mut() else {
+            // We have not started tracing yet (the suspect answered a faster server).
+            if run.early_blame.len() < 2 * self.config.num_servers() {
+                run.early_blame.push((from, env.to_bytes()));
+            }
             return;
         };
+        if blame.accusation == acc && blame.suspect.is_none() && blame.early_rebuttal.is_none() {
+            // Still collecting pad bits: judge it once we know the suspect.
+            blame.early_rebuttal = Some((from, env.to_bytes()));
+            return;
+        }
         if blame.accusation != acc || blame.suspect != Some(c) || blame.my_verdict.is_some() {
             return;
         }
@@ -2062,6 +2114,7 @@ fn new_round<S: ProtoSuite>(
         my_cts: None,
         commits: vec![None; m],
         server_cts: (0..m).map(|_| None).collect(),
+        early_cts: Vec::new(),
         result: None,
         accusations: Vec::new(),
         signatures: vec![None; m],

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::time::Instant;
 
 use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
+use rand_core::{RngCore, SeedableRng};
 use verdict_dcnet::{ClientId, Party, ServerId};
 use verdict_nizk::SigningKey;
 
@@ -30,6 +30,8 @@ pub struct Network {
     pub latency: Duration,
     /// Bytes per second of every link (`None`: unlimited).
     pub bandwidth: Option<u64>,
+    /// Extra delay per message, uniform in `[0, jitter)` (links stay FIFO).
+    pub jitter: Duration,
 }
 
 impl Default for Network {
@@ -37,6 +39,7 @@ impl Default for Network {
         Self {
             latency: Duration::from_millis(10),
             bandwidth: None,
+            jitter: Duration::ZERO,
         }
     }
 }
@@ -136,6 +139,7 @@ pub struct Simulator<S: ProtoSuite> {
     client_keys: Vec<SigningKey<S::G>>,
     queue: BinaryHeap<Pending>,
     link_free: BTreeMap<(Party, Party), Duration>,
+    link_last: BTreeMap<(Party, Party), Duration>,
     adversaries: Vec<Adversary>,
     tamper: Option<TamperHook>,
     last_submission: BTreeMap<ClientId, Vec<u8>>,
@@ -254,6 +258,7 @@ impl<S: ProtoSuite> Simulator<S> {
             client_keys,
             queue: BinaryHeap::new(),
             link_free: BTreeMap::new(),
+            link_last: BTreeMap::new(),
             adversaries: Vec::new(),
             tamper: None,
             last_submission: BTreeMap::new(),
@@ -402,9 +407,24 @@ impl<S: ProtoSuite> Simulator<S> {
                 .map(|bw| Duration::from_secs_f64(bytes.len() as f64 / bw.max(1) as f64))
                 .unwrap_or(Duration::ZERO);
             self.link_free.insert((who, t.to), start + transfer);
+            // Jitter varies delivery times across links; a link stays FIFO (a later message
+            // never overtakes an earlier one), as the protocol requires of its transport.
+            let jitter = if self.network.jitter.is_zero() {
+                Duration::ZERO
+            } else {
+                let nanos = u64::try_from(self.network.jitter.as_nanos()).unwrap_or(u64::MAX);
+                Duration::from_nanos(self.rng.next_u64() % nanos.max(1))
+            };
+            let last = self
+                .link_last
+                .get(&(who, t.to))
+                .copied()
+                .unwrap_or(Duration::ZERO);
+            let at = (start + transfer + self.network.latency + jitter).max(last);
+            self.link_last.insert((who, t.to), at);
             self.seq += 1;
             self.queue.push(Pending {
-                at: start + transfer + self.network.latency,
+                at,
                 seq: self.seq,
                 from: who,
                 to: t.to,

@@ -14,6 +14,16 @@ use verdict_proto::{
 
 type Hg = HashingGenerator<Ristretto255>;
 
+/// Links with jitter, so servers and clients see messages in different interleavings (a
+/// faster server's blame or round messages arrive before a slower one is ready for them).
+fn net() -> Network {
+    Network {
+        latency: Duration::from_millis(10),
+        jitter: Duration::from_millis(25),
+        ..Network::default()
+    }
+}
+
 fn policy(mode: Mode) -> Policy {
     Policy {
         mode,
@@ -64,14 +74,8 @@ fn rounds_completed(sim: &Simulator<Hg>, server: u32) -> u64 {
 
 #[test]
 fn hybrid_jammer_is_traced_and_excluded() {
-    let mut sim = Simulator::<Hg>::new(
-        policy(Mode::Hybrid(Verification::Eager)),
-        3,
-        8,
-        Network::default(),
-        7,
-    )
-    .unwrap();
+    let mut sim =
+        Simulator::<Hg>::new(policy(Mode::Hybrid(Verification::Eager)), 3, 8, net(), 7).unwrap();
     let jammer = ClientId(5);
     sim.add_adversary(Adversary::JammingClient {
         client: jammer,
@@ -113,7 +117,7 @@ fn eager_bad_proof_client_is_excluded_at_once() {
         policy(Mode::Verifiable(Verification::Eager)),
         3,
         6,
-        Network::default(),
+        net(),
         11,
     )
     .unwrap();
@@ -150,7 +154,7 @@ fn lazy_bad_proof_is_found_after_the_signature_fails() {
         default_len: 128,
         ..policy(Mode::Verifiable(Verification::Lazy))
     };
-    let mut sim = Simulator::<Hg>::new(lazy, 2, 5, Network::default(), 12).unwrap();
+    let mut sim = Simulator::<Hg>::new(lazy, 2, 5, net(), 12).unwrap();
     sim.add_adversary(Adversary::BadProofClient {
         client: ClientId(1),
         round: 1,
@@ -177,7 +181,7 @@ fn replaying_client_is_excluded() {
         policy(Mode::Verifiable(Verification::Eager)),
         2,
         4,
-        Network::default(),
+        net(),
         13,
     )
     .unwrap();
@@ -197,14 +201,8 @@ fn replaying_client_is_excluded() {
 
 #[test]
 fn hybrid_replay_is_blamed_as_disruption() {
-    let mut sim = Simulator::<Hg>::new(
-        policy(Mode::Hybrid(Verification::Eager)),
-        2,
-        4,
-        Network::default(),
-        14,
-    )
-    .unwrap();
+    let mut sim =
+        Simulator::<Hg>::new(policy(Mode::Hybrid(Verification::Eager)), 2, 4, net(), 14).unwrap();
     sim.add_adversary(Adversary::ReplayingClient {
         client: ClientId(3),
         round: 2,
@@ -222,7 +220,7 @@ fn silent_and_late_clients_do_not_stop_rounds() {
         policy(Mode::Verifiable(Verification::Eager)),
         2,
         6,
-        Network::default(),
+        net(),
         15,
     )
     .unwrap();
@@ -251,14 +249,8 @@ fn silent_and_late_clients_do_not_stop_rounds() {
 
 #[test]
 fn lying_server_is_exposed_by_the_rebuttal() {
-    let mut sim = Simulator::<Hg>::new(
-        policy(Mode::Hybrid(Verification::Eager)),
-        3,
-        6,
-        Network::default(),
-        16,
-    )
-    .unwrap();
+    let mut sim =
+        Simulator::<Hg>::new(policy(Mode::Hybrid(Verification::Eager)), 3, 6, net(), 16).unwrap();
     sim.add_adversary(Adversary::JammingClient {
         client: ClientId(5),
         from_round: 1,
@@ -284,7 +276,7 @@ fn equivocating_server_is_detected() {
         policy(Mode::Verifiable(Verification::Eager)),
         4,
         4,
-        Network::default(),
+        net(),
         17,
     )
     .unwrap();
@@ -306,14 +298,8 @@ fn equivocating_server_is_detected() {
 
 #[test]
 fn hybrid_equivocating_commit_is_detected() {
-    let mut sim = Simulator::<Hg>::new(
-        policy(Mode::Hybrid(Verification::Eager)),
-        3,
-        4,
-        Network::default(),
-        18,
-    )
-    .unwrap();
+    let mut sim =
+        Simulator::<Hg>::new(policy(Mode::Hybrid(Verification::Eager)), 3, 4, net(), 18).unwrap();
     sim.add_adversary(Adversary::EquivocatingServer {
         server: ServerId(0),
         round: 1,
@@ -392,7 +378,7 @@ fn setup_dispute_names_a_lying_client() {
             policy(Mode::Verifiable(Verification::Eager)),
             3,
             4,
-            Network::default(),
+            net(),
             21,
         )
         .unwrap();
@@ -414,7 +400,7 @@ fn setup_dispute_names_a_lying_server() {
         policy(Mode::Verifiable(Verification::Eager)),
         3,
         4,
-        Network::default(),
+        net(),
         22,
     )
     .unwrap();

@@ -94,6 +94,7 @@ fn bandwidth_limits_slow_the_simulated_clock() {
         let net = Network {
             latency: Duration::from_millis(5),
             bandwidth,
+            ..Network::default()
         };
         let mut sim = Simulator::<Hg>::new(policy, 2, 4, net, 9).unwrap();
         sim.run_rounds(2, Duration::from_secs(600))
