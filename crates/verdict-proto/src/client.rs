@@ -495,6 +495,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         // Every server must have signed this exact output.
         let digest = *blake3::hash(&bytes).as_bytes();
         let mut signed = vec![false; m];
+        let mut checked = Vec::with_capacity(sigs.len());
         for s in &sigs {
             let e = Envelope::<S::G>::from_bytes(s).map_err(malformed)?;
             let h = e.header();
@@ -505,7 +506,6 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 .config
                 .key_of(h.sender)
                 .ok_or(malformed(WireError::Invalid("output signer")))?;
-            e.verify(key).map_err(malformed)?;
             if h.kind != Kind::OutputSignature
                 || h.round != result.round
                 || h.session != self.session.0
@@ -516,7 +516,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             if let Some(f) = signed.get_mut(j.0 as usize) {
                 *f = true;
             }
+            checked.push((key, e.signed));
         }
+        // All M signatures in one batch.
+        let batch: Vec<_> = checked.iter().map(|(k, s)| (*k, s)).collect();
+        crate::wire::verify_batch(&batch, &mut self.rng)
+            .map_err(|_| malformed(WireError::BadSignature))?;
         if signed.iter().any(|s| !s) {
             return Err(malformed(WireError::Invalid(
                 "output lacks a server signature",

@@ -1122,47 +1122,64 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let State::Running(run) = &mut self.state else {
             return;
         };
+        if j == self.id {
+            // Our own inventory: its submissions were checked and decoded on arrival.
+            let items: Inventory<S> = core::mem::take(&mut run.round.own).into_iter().collect();
+            if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
+                *slot = Some(items);
+            }
+            self.last_progress = self.now;
+            return self.after_inventories();
+        }
         let open = run.round.open.clone();
-        let list = match Reader::new(&env.payload).byte_list() {
-            Ok(l) => l,
-            Err(_) => {
-                return self.halt(
-                    j,
-                    ServerFault::BadOutput { round: round_no },
-                    vec![env.to_bytes()],
-                );
-            }
+        let bad = |this: &mut Self| {
+            // Only a server can have put an unsigned or malformed submission here.
+            this.halt(
+                j,
+                ServerFault::BadOutput { round: round_no },
+                vec![env.to_bytes()],
+            )
         };
-        let mut items = Vec::with_capacity(list.len());
+        let Ok(list) = Reader::new(&env.payload).byte_list() else {
+            return bad(self);
+        };
+        // Parse and check every envelope, verify all client signatures in one batch (one
+        // multi-scalar multiplication instead of one verification each), then decode.
+        let mut envelopes = Vec::with_capacity(list.len());
         for bytes in list {
-            let parsed = Envelope::<S::G>::from_bytes(&bytes).ok().and_then(|e| {
-                let h = e.header();
-                let ok = h.kind == Kind::Submission && h.session == session && h.round == round_no;
-                let Party::Client(c) = h.sender else {
-                    return None;
-                };
-                let key = self.config.key_of(h.sender)?;
-                (ok && e.verify(key).is_ok()).then_some(())?;
-                let cts = Self::decode_submission(&open, &e.payload).ok()?;
-                Some((
-                    c,
-                    Submitted {
-                        envelope: bytes.clone(),
-                        cts,
-                    },
-                ))
-            });
-            match parsed {
-                Some(item) => items.push(item),
-                None => {
-                    // Only a server can have put an unsigned or malformed submission here.
-                    return self.halt(
-                        j,
-                        ServerFault::BadOutput { round: round_no },
-                        vec![env.to_bytes()],
-                    );
-                }
-            }
+            let Ok(e) = Envelope::<S::G>::from_bytes(&bytes) else {
+                return bad(self);
+            };
+            let h = e.header();
+            let (Party::Client(c), Kind::Submission, true, true) =
+                (h.sender, h.kind, h.session == session, h.round == round_no)
+            else {
+                return bad(self);
+            };
+            let Some(key) = self.config.key_of(h.sender) else {
+                return bad(self);
+            };
+            envelopes.push((c, key, e, bytes));
+        }
+        let signed: Vec<_> = envelopes
+            .iter()
+            .map(|(_, k, e, _)| (*k, &e.signed))
+            .collect();
+        if crate::wire::verify_batch(&signed, &mut self.rng).is_err() {
+            return bad(self);
+        }
+        let mut items = Vec::with_capacity(envelopes.len());
+        for (c, _, e, bytes) in envelopes {
+            let Ok(cts) = Self::decode_submission(&open, &e.payload) else {
+                return bad(self);
+            };
+            items.push((
+                c,
+                Submitted {
+                    envelope: bytes,
+                    cts,
+                },
+            ));
         }
         let State::Running(run) = &mut self.state else {
             return;

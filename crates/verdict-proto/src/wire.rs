@@ -318,6 +318,24 @@ impl<G: Group> SignedHeader<G> {
     }
 }
 
+/// Verifies many signed headers at once (one multi-scalar multiplication); on failure returns
+/// the positions of exactly the invalid ones. `rng` draws the batching weights.
+pub fn verify_batch<G: Group, R: rand_core::RngCore + rand_core::CryptoRng + ?Sized>(
+    items: &[(&VerifyingKey<G>, &SignedHeader<G>)],
+    rng: &mut R,
+) -> Result<(), Vec<usize>> {
+    let mut batch = verdict_nizk::BatchVerifier::<G>::with_capacity(items.len());
+    for (key, signed) in items {
+        batch.add_signature(
+            key,
+            ENVELOPE_DOMAIN,
+            &signed.header.to_bytes(),
+            &signed.signature,
+        );
+    }
+    batch.verify(rng).map_err(|e| e.invalid)
+}
+
 /// A decoded, signature-checked message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Envelope<G: Group> {
