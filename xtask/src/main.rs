@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod bench;
+mod demo;
 mod test_vectors;
 
 const HELP: &str = "\
@@ -13,6 +14,8 @@ tasks:
   bench [--quick] [--filter REGEX] [--save-baseline NAME | --baseline NAME] [...]
                           benchmarks, figures and the paper comparison in target/verdict-bench/
                           (`cargo xtask bench --help` lists every option)
+  demo                    a narrated hybrid session (3 servers, 10 clients, one jammer) in the
+                          simulator: messages, accusation, verdict, exclusion
   ci                      everything CI runs: fmt, clippy, tests, docs, vector freshness,
                           benchmarks compile
   test-vectors [--check]  write the known-answer vectors to test-vectors/, or check that
@@ -26,6 +29,7 @@ fn main() -> ExitCode {
     let ok = match args.first().map(String::as_str) {
         Some("bench") => bench::run(&root, &args[1..]),
         Some("ci") => ci(),
+        Some("demo") => demo::run(&args[1..]),
         Some("test-vectors") => {
             let check = args.iter().skip(1).any(|a| a == "--check");
             if let Some(bad) = args.iter().skip(1).find(|a| *a != "--check") {

@@ -13,7 +13,11 @@
 
 use std::fmt;
 
+pub mod drive;
+pub mod fig7;
+pub mod fig8;
 pub mod sizes;
+pub mod workload;
 
 /// How a macro benchmark should run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -135,25 +139,14 @@ impl fmt::Debug for MacroEntry {
 
 /// Every macro benchmark, in figure order.
 ///
-/// Figures 7 and 8 replay whole sessions and need `verdict-proto`'s client/server state
-/// machines driven by an in-process simulator; until those exist they are pending. To add one,
-/// implement [`MacroBench`] (returning seconds on the y axis for Figure 7's set-up, round and
-/// blame series per suite, and per-post latency for Figure 8) and replace its `Pending` entry
-/// with `MacroEntry::Ready(Box::new(...))`.
+/// Figures 7 ([`fig7`]) and 8 ([`fig8`]) replay whole sessions in `verdict-proto`'s simulator.
+/// To add a benchmark, implement [`MacroBench`] and list it here; a figure whose machinery does
+/// not exist yet is a [`MacroEntry::Pending`] entry saying what it waits for.
 pub fn registry() -> Vec<MacroEntry> {
     vec![
         MacroEntry::Ready(Box::new(sizes::CiphertextSizes)),
-        MacroEntry::Pending {
-            name: "fig7",
-            title: "Figure 7: set-up, round and blame time vs number of clients (M = 8 servers)",
-            waiting_for: "verdict-proto's client/server state machines and simulator",
-        },
-        MacroEntry::Pending {
-            name: "fig8",
-            title: "Figure 8: microblogging workload latency vs number of active users",
-            waiting_for: "verdict-proto's simulator and a synthetic trace generator (Poisson \
-                          arrivals, heavy-tailed activity, 140-280-byte posts)",
-        },
+        MacroEntry::Ready(Box::new(fig7::Fig7)),
+        MacroEntry::Ready(Box::new(fig8::Fig8)),
     ]
 }
 

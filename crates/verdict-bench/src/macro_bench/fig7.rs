@@ -1,0 +1,334 @@
+//! Figure 7 analog: set-up, round and blame time against the number of clients, M = 8 servers,
+//! measured by running whole sessions in `verdict-proto`'s simulator.
+//!
+//! Per N, three sessions over the hashing-generator suite on ristretto255 with 16 open message
+//! slots: pure Verdict with eager verification (256-byte slots), pure Verdict with lazy
+//! verification (256-byte slots) and the hybrid (1 KB XOR slots). Every open slot's owner
+//! sends a message every round, so owner ciphertexts, proofs and (lazy) pseudonym signatures
+//! are all exercised. Measured:
+//!
+//! - **set-up**, from the eager session: CPU of the busiest server until every server has
+//!   finished set-up (client keys, shuffles, decryption, suite set-up), and CPU of the one
+//!   client that verified the transcript (clients of the simulator share that verification),
+//!   which also includes building its round-0 submission;
+//! - **round**: CPU of the busiest server per round, averaged over the measured rounds (round 0
+//!   is left out as warm-up), and the estimated wall-clock per round (simulated 10 ms links plus
+//!   the slowest server's and slowest client's CPU, see [`super::drive`]);
+//! - **blame** (hybrid): a jamming client starts corrupting every XOR slot; CPU of the busiest
+//!   server from the first accusation reaching the servers to every server's verdict.
+
+use core::time::Duration;
+
+use verdict_dcnet::HashingGenerator;
+use verdict_group::Ristretto255;
+use verdict_proto::sim::{Adversary, Network, Simulator};
+use verdict_proto::{ClientId, Event, Mode, Party, Policy, Verification, WindowPolicy};
+
+use super::drive::{self, RoundCost, secs};
+use super::{MacroBench, MacroConfig, MacroError, MacroReport, MacroRow};
+
+type Hg = HashingGenerator<Ristretto255>;
+
+/// Servers in every session (the paper's Figure 7).
+pub const SERVERS: usize = 8;
+/// Client counts of a full run.
+pub const FULL_N: [usize; 7] = [16, 32, 64, 128, 256, 512, 1024];
+/// Client counts of `--quick`.
+pub const QUICK_N: [usize; 3] = [16, 32, 64];
+/// Message slots open in every round.
+pub const OPEN_SLOTS: u32 = 16;
+
+/// Issue 6's targets at N = 1024 (seconds of server CPU).
+const TARGET_EAGER_ROUND: f64 = 1.0;
+const TARGET_XOR_ROUND: f64 = 0.1;
+const TARGET_BLAME: f64 = 1.0;
+
+/// A session variant of the figure.
+#[derive(Clone, Copy, Debug)]
+struct Variant {
+    label: &'static str,
+    mode: Mode,
+    slot_len: u32,
+}
+
+const EAGER: Variant = Variant {
+    label: "eager",
+    mode: Mode::Verifiable(Verification::Eager),
+    slot_len: 256,
+};
+const LAZY: Variant = Variant {
+    label: "lazy",
+    mode: Mode::Verifiable(Verification::Lazy),
+    slot_len: 256,
+};
+const HYBRID: Variant = Variant {
+    label: "hybrid XOR",
+    mode: Mode::Hybrid(Verification::Eager),
+    slot_len: 1024,
+};
+
+/// The policy of every session: all clients awaited, 16 slots open and never closed or
+/// reopened (so every round carries the same load).
+fn policy(v: Variant) -> Policy {
+    Policy {
+        mode: v.mode,
+        window: WindowPolicy::all(),
+        default_len: v.slot_len,
+        max_len: v.slot_len,
+        idle_rounds: u32::MAX,
+        reopen_per_round: 0,
+        initially_open: OPEN_SLOTS,
+        rebuttal_timeout: Duration::from_secs(1),
+        // Simulated time: CPU does not advance the clock, so this never fires spuriously.
+        server_timeout: Duration::from_secs(30),
+    }
+}
+
+/// Rounds measured after the warm-up round: fewer at large N, where one simulated round means
+/// every client building 16 proofs in this one process.
+fn measured_rounds(n: usize) -> u64 {
+    match n {
+        0..=64 => 3,
+        65..=256 => 2,
+        _ => 1,
+    }
+}
+
+/// Far beyond any simulated time a session of the figure needs.
+const DEADLINE: Duration = Duration::from_secs(3600);
+
+/// Queues one message at every open slot's owner that has nothing queued.
+fn feed_owners(sim: &mut Simulator<Hg>, owners: &[usize], len: usize, round: u64) {
+    for &i in owners {
+        if sim.client(i).is_some_and(|c| c.queued() == 0) {
+            let mut m = format!("round {round} from the owner of a slot ").into_bytes();
+            m.resize(len, b'.');
+            // A full queue or a finished session only means this owner sends nothing more.
+            let _ = sim.submit(i, m);
+        }
+    }
+}
+
+/// What one session measured.
+#[derive(Clone, Debug, Default)]
+struct Measured {
+    setup_server: Duration,
+    setup_client: Duration,
+    round: Vec<RoundCost>,
+    blame_server: Option<Duration>,
+    blame_simulated: Option<Duration>,
+}
+
+impl Measured {
+    fn mean_round(&self, f: impl Fn(&RoundCost) -> Duration) -> f64 {
+        let n = self.round.len().max(1) as f64;
+        self.round.iter().map(|r| secs(f(r))).sum::<f64>() / n
+    }
+}
+
+/// Runs set-up, the warm-up round and `rounds` measured rounds of one session, then (if
+/// `blame`) a jammer and the blame it triggers.
+fn measure(
+    v: Variant,
+    n: usize,
+    rounds: u64,
+    blame: bool,
+    seed: u64,
+) -> Result<Measured, MacroError> {
+    let mut sim = Simulator::<Hg>::new(policy(v), SERVERS, n, Network::default(), seed)
+        .map_err(|e| MacroError(format!("configuration: {e}")))?;
+    let mut m = Measured::default();
+    let is_setup = |e: &Event| matches!(e, Event::SetupComplete { .. });
+    drive::step_until_all(&mut sim, DEADLINE, true, SERVERS, "server set-up", is_setup)?;
+    m.setup_server = drive::max_delta(&Default::default(), &sim.cpu, true);
+    drive::step_until_all(&mut sim, DEADLINE, false, n, "client set-up", is_setup)?;
+    m.setup_client = drive::max_delta(&Default::default(), &sim.cpu, false);
+
+    let open = sim.server(0).map(|s| s.open_slots()).unwrap_or_default();
+    let by_slot = drive::slot_owners(&sim);
+    let owners: Vec<usize> = open
+        .iter()
+        .filter_map(|o| by_slot.get(&o.slot).copied())
+        .collect();
+    // Room for the slot header (and, lazy, the pseudonym signature).
+    let len = sim
+        .client(0)
+        .map_or(0, |c| c.max_message_len())
+        .min(v.slot_len as usize - 4 - 64);
+    // Round 0's submissions were built before any message was queued: queued now, they go
+    // out from round 1 on.
+    feed_owners(&mut sim, &owners, len, 1);
+    drive::run_round(&mut sim, 0, DEADLINE)?;
+    for r in 1..=rounds {
+        feed_owners(&mut sim, &owners, len, r + 1);
+        m.round.push(drive::run_round(&mut sim, r, DEADLINE)?);
+    }
+    if blame {
+        let jammer = ClientId((n - 1) as u32);
+        sim.add_adversary(Adversary::JammingClient {
+            client: jammer,
+            from_round: rounds + 1,
+        });
+        feed_owners(&mut sim, &owners, len, rounds + 2);
+        let accused = drive::step_until(&mut sim, DEADLINE, |_, p, e| {
+            matches!(p, Party::Server(_)) && matches!(e, Event::Accusation(_))
+        });
+        if !accused {
+            return Err(MacroError("the jammer triggered no accusation".to_owned()));
+        }
+        let (before, t0) = (sim.cpu.clone(), sim.now());
+        let guilty = Party::Client(jammer);
+        drive::step_until_all(
+            &mut sim,
+            DEADLINE,
+            true,
+            SERVERS,
+            "verdict",
+            |e| matches!(e, Event::Verdict { culprit: Some(c), .. } if *c == guilty),
+        )?;
+        m.blame_server = Some(drive::max_delta(&before, &sim.cpu, true));
+        m.blame_simulated = Some(sim.now().saturating_sub(t0));
+    }
+    Ok(m)
+}
+
+/// The Figure 7 macro benchmark (`fig7`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fig7;
+
+impl MacroBench for Fig7 {
+    fn name(&self) -> &'static str {
+        "fig7"
+    }
+
+    fn title(&self) -> &'static str {
+        "Figure 7: set-up, round and blame time vs number of clients (M = 8 servers)"
+    }
+
+    fn run(
+        &self,
+        config: &MacroConfig,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MacroReport, MacroError> {
+        let ns: &[usize] = if config.quick { &QUICK_N } else { &FULL_N };
+        let mut rows = Vec::new();
+        let mut notes = vec![
+            format!(
+                "M = {SERVERS} servers, hashing-generator/ristretto255, {OPEN_SLOTS} open slots \
+                 (256 B pure Verdict, 1 KB hybrid XOR), every open slot's owner sends every \
+                 round; one process, one core at a time; simulated links 10 ms"
+            ),
+            "CPU series: busiest server (set-up, round, blame) or the one client that verified \
+             the set-up transcript (includes its round-0 submission); round values are the mean \
+             over the measured rounds after a warm-up round"
+                .to_owned(),
+            "wall-clock series are estimates: simulated network time + slowest server CPU + \
+             slowest client CPU per round (each participant on its own core)"
+                .to_owned(),
+        ];
+        if config.quick {
+            notes.push(format!(
+                "--quick: N in {QUICK_N:?} only (full run: {FULL_N:?})"
+            ));
+        }
+        let mut push = |series: &str, n: usize, y: f64| {
+            rows.push(MacroRow {
+                series: series.to_owned(),
+                x: n as f64,
+                y,
+            });
+        };
+        let mut at_max: Vec<(Variant, Measured)> = Vec::new();
+        for (k, &n) in ns.iter().enumerate() {
+            let rounds = measured_rounds(n);
+            for v in [EAGER, LAZY, HYBRID] {
+                let started = std::time::Instant::now();
+                let hybrid = v.mode.is_hybrid();
+                let m = measure(v, n, rounds, hybrid, 7000 + n as u64)?;
+                progress(&format!(
+                    "N = {n} {}: set-up {:.2} s server / {:.2} s client, round {:.3} s server \
+                     CPU{} ({:.0} s real)",
+                    v.label,
+                    secs(m.setup_server),
+                    secs(m.setup_client),
+                    m.mean_round(|r| r.server_cpu),
+                    m.blame_server
+                        .map(|b| format!(", blame {:.3} s server CPU", secs(b)))
+                        .unwrap_or_default(),
+                    started.elapsed().as_secs_f64()
+                ));
+                if v.label == EAGER.label {
+                    push("set-up, server CPU", n, secs(m.setup_server));
+                    push("set-up, client CPU", n, secs(m.setup_client));
+                }
+                push(
+                    &format!("{} round, server CPU", v.label),
+                    n,
+                    m.mean_round(|r| r.server_cpu),
+                );
+                push(
+                    &format!("{} round, est. wall-clock", v.label),
+                    n,
+                    m.mean_round(RoundCost::estimated_wall),
+                );
+                if let Some(b) = m.blame_server {
+                    push("hybrid blame, server CPU", n, secs(b));
+                }
+                if k + 1 == ns.len() {
+                    at_max.push((v, m));
+                }
+            }
+        }
+        notes.extend(target_notes(ns.last().copied().unwrap_or(0), &at_max));
+        Ok(MacroReport {
+            name: self.name().to_owned(),
+            title: self.title().to_owned(),
+            x_label: "clients N".to_owned(),
+            y_label: "time (s)".to_owned(),
+            log_x: true,
+            log_y: true,
+            rows,
+            notes,
+        })
+    }
+}
+
+/// The issue's targets against the measurements at the largest N.
+fn target_notes(n: usize, at_max: &[(Variant, Measured)]) -> Vec<String> {
+    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
+    let mut out = Vec::new();
+    let scope = if n == 1024 {
+        String::new()
+    } else {
+        format!(" (measured at N = {n} only: the targets are for N = 1024)")
+    };
+    for (v, m) in at_max {
+        let round = m.mean_round(|r| r.server_cpu);
+        if v.label == EAGER.label {
+            out.push(format!(
+                "target: eager round <= {TARGET_EAGER_ROUND} s server CPU at N = 1024: \
+                 {round:.3} s, {}{scope}",
+                verdict(round <= TARGET_EAGER_ROUND)
+            ));
+        }
+        if v.mode.is_hybrid() {
+            out.push(format!(
+                "target: hybrid XOR round (1 KB slots) <= {} ms server CPU at N = 1024: \
+                 {:.1} ms, {}{scope}",
+                TARGET_XOR_ROUND * 1000.0,
+                round * 1000.0,
+                verdict(round <= TARGET_XOR_ROUND)
+            ));
+            if let (Some(b), Some(sim)) = (m.blame_server, m.blame_simulated) {
+                out.push(format!(
+                    "target: hybrid blame <= {TARGET_BLAME} s server CPU at N = 1024: \
+                     {:.3} s, {}{scope}; simulated accusation-to-verdict time {:.2} s",
+                    secs(b),
+                    verdict(secs(b) <= TARGET_BLAME),
+                    secs(sim)
+                ));
+            }
+        }
+    }
+    out
+}
