@@ -1806,6 +1806,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return self.send_verdict(acc, None);
         };
         blame.suspect = Some(suspect);
+        if self.excluded.contains(&suspect) {
+            // Traced to a client an earlier verdict already excluded (it jammed several
+            // rounds): nothing to rebut, the verdict is the same.
+            blame.my_verdict = Some(Some(Party::Client(suspect)));
+            return self.send_verdict(acc, Some(Party::Client(suspect)));
+        }
         blame.deadline = Some(now + timeout);
         let early = blame.early_rebuttal.take();
         let mut w = Writer::new();
