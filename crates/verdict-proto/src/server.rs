@@ -517,6 +517,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         self.events.push_back(Event::Rejected(e));
     }
 
+    /// Server `j` signed a message that is malformed where a valid one is needed: halt, with
+    /// the message as evidence.
+    fn bad_message(&mut self, j: ServerId, round: u64, env: &Envelope<S::G>) {
+        self.halt(j, ServerFault::BadOutput { round }, vec![env.to_bytes()]);
+    }
+
     fn halt(&mut self, server: ServerId, fault: ServerFault, evidence: Vec<Vec<u8>>) {
         if matches!(self.state, State::Halted) {
             return;
@@ -1132,14 +1138,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return self.after_inventories();
         }
         let open = run.round.open.clone();
-        let bad = |this: &mut Self| {
-            // Only a server can have put an unsigned or malformed submission here.
-            this.halt(
-                j,
-                ServerFault::BadOutput { round: round_no },
-                vec![env.to_bytes()],
-            )
-        };
+        // Only a server can have put an unsigned or malformed submission in its inventory.
+        let bad = |this: &mut Self| this.bad_message(j, round_no, &env);
         let Ok(list) = Reader::new(&env.payload).byte_list() else {
             return bad(self);
         };
@@ -1299,11 +1299,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         let round_no = env.header().round;
         let Ok(digest) = <[u8; 32]>::try_from(env.payload.as_slice()) else {
-            return self.halt(
-                j,
-                ServerFault::BadOutput { round: round_no },
-                vec![env.to_bytes()],
-            );
+            return self.bad_message(j, round_no, &env);
         };
         let State::Running(run) = &mut self.state else {
             return;
@@ -1702,13 +1698,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         };
         let Ok((acc, clients, bits)) = decode_blame_bits(&env.payload) else {
-            return self.halt(
-                j,
-                ServerFault::BadOutput {
-                    round: env.header().round,
-                },
-                vec![env.to_bytes()],
-            );
+            return self.bad_message(j, env.header().round, &env);
         };
         let State::Running(run) = &mut self.state else {
             return;
@@ -1939,13 +1929,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         };
         let Ok((acc, culprit)) = decode_verdict(&env.payload) else {
-            return self.halt(
-                j,
-                ServerFault::BadOutput {
-                    round: env.header().round,
-                },
-                vec![env.to_bytes()],
-            );
+            return self.bad_message(j, env.header().round, &env);
         };
         let State::Running(run) = &mut self.state else {
             return;

@@ -170,10 +170,9 @@ impl<S: ProtoSuite> Simulator<S> {
         network: Network,
         seed: u64,
     ) -> Result<Self, crate::ConfigError> {
-        let mut rng = ChaCha20Rng::seed_from_u64(seed);
-        let (config, server_keys, client_keys) =
-            generate_group::<S, _>(policy, servers, clients, &mut rng);
-        Self::from_config(config, server_keys, client_keys, network, rng)
+        let mut sim = Self::new_paused(policy, servers, clients, network, seed)?;
+        sim.start();
+        Ok(sim)
     }
 
     /// Like [`Simulator::new`], but nothing is sent until [`Simulator::start`]: install tamper
