@@ -977,7 +977,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let blame_kind = matches!(h.kind, Kind::BlameBits | Kind::Verdict | Kind::Rebuttal);
         if !blame_kind && h.round > current {
             // Nobody can be more than one round ahead: certifying a round needs our signature.
-            if h.round == current + 1 {
+            // Bounded: a few messages per participant, so a client flooding next-round
+            // messages cannot grow our memory.
+            let cap = 4 * (self.config.num_servers() + self.clients.len());
+            if h.round == current + 1 && run.future.len() < cap {
                 run.future.push((h.sender, env.to_bytes()));
                 return;
             }
