@@ -124,6 +124,11 @@ impl PartialOrd for Pending {
     }
 }
 
+/// A participant's own RNG stream, drawn from the simulator's seed.
+fn fork(rng: &mut ChaCha20Rng) -> Result<ChaCha20Rng, crate::ConfigError> {
+    ChaCha20Rng::from_rng(rng).map_err(|_| crate::ConfigError::GroupSize("rng"))
+}
+
 /// A user-supplied tamper hook: sees every transmission (from, to, bytes) and returns the
 /// bytes to deliver (`None` drops the message).
 pub type TamperHook = Box<dyn FnMut(Party, Party, Vec<u8>) -> Option<Vec<u8>>>;
@@ -223,8 +228,7 @@ impl<S: ProtoSuite> Simulator<S> {
                 config.clone(),
                 ServerId(j as u32),
                 k.clone(),
-                ChaCha20Rng::from_rng(&mut rng)
-                    .map_err(|_| crate::ConfigError::GroupSize("rng"))?,
+                fork(&mut rng)?,
                 Duration::ZERO,
             )?;
             cpu.insert(Party::Server(ServerId(j as u32)), start.elapsed());
@@ -240,8 +244,7 @@ impl<S: ProtoSuite> Simulator<S> {
                 config.clone(),
                 ClientId(i as u32),
                 k.clone(),
-                ChaCha20Rng::from_rng(&mut rng)
-                    .map_err(|_| crate::ConfigError::GroupSize("rng"))?,
+                fork(&mut rng)?,
             )?
             .with_setup_cache(cache.clone());
             cpu.insert(Party::Client(ClientId(i as u32)), start.elapsed());
