@@ -29,6 +29,7 @@ use verdict_nizk::{
 };
 use zeroize::Zeroize;
 
+use crate::aggregate::{Aggregating, ElementSum, check_accepted_ids};
 use crate::dh::{DhReveal, dh_value};
 use crate::error::{DcError, Liar, SetupError, WireError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
@@ -604,34 +605,7 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
         rng: &mut R,
     ) -> Result<HgServerCiphertext<G>, DcError> {
         let ids = check_accepted(session.roster(), accepted)?;
-        let mut tau = Sc::<G>::zero();
-        for c in &ids {
-            let s = state
-                .secrets
-                .get(c.0 as usize)
-                .ok_or(DcError::UnknownClient { client: *c })?;
-            tau += *s.expose();
-        }
-        let gens = &slot.data().generators;
-        let ds: Vec<G> = gens.iter().map(|g| -(*g.point() * tau)).collect();
-        let elements = Encoded::batch_new(&ds);
-        let v = Encoded::new(G::mul_generator(&tau));
-        let st = VectorDleq::new(
-            Encoded::generator(),
-            v,
-            slot.data().negated().to_vec(),
-            elements.clone(),
-        )
-        .map_err(|_| DcError::InvalidParameters("empty slot"))?;
-        let mut t = Self::server_transcript(session, slot.slot_round(), state.server, &ids);
-        let proof = st
-            .prove(&mut t, &[tau], rng)
-            .map_err(|_| DcError::InvalidParameters("server proof"));
-        tau.zeroize();
-        Ok(HgServerCiphertext {
-            elements,
-            proof: proof?,
-        })
+        Self::server_ciphertext_for(session, slot, state, &ids, rng)
     }
 
     fn reveal(
@@ -641,32 +615,8 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
         servers: &[&HgServerCiphertext<G>],
     ) -> Result<Option<Vec<u8>>, DcError> {
         check_accepted(session.roster(), accepted)?;
-        let servers = indexed_servers(session.roster(), servers)?;
-        let l = slot.data().generators.len();
-        let mut acc = vec![G::identity(); l];
-        for (c, ct) in accepted {
-            Self::check_client_len(slot, *c, ct)?;
-            for (a, e) in acc.iter_mut().zip(&ct.elements) {
-                *a += *e.point();
-            }
-        }
-        for (j, ct) in servers {
-            if ct.elements.len() != l {
-                return Err(DcError::WrongCiphertextLength {
-                    culprit: Party::Server(ServerId(j)),
-                    expected: l,
-                    actual: ct.elements.len(),
-                });
-            }
-            for (a, e) in acc.iter_mut().zip(&ct.elements) {
-                *a += *e.point();
-            }
-        }
-        match framing::decode_message::<G>(&acc) {
-            Ok(m) => Ok(Some(m)),
-            Err(FrameError::Empty) => Ok(None),
-            Err(e) => Err(DcError::CorruptReveal(e.to_string())),
-        }
+        let sum = Self::aggregate(session, slot, accepted)?;
+        Self::reveal_aggregated(session, slot, &[&sum], servers)
     }
 
     fn client_ciphertext_len(len: usize) -> usize {
@@ -774,8 +724,74 @@ impl<G: MessageGroup> Verifiable for HashingGenerator<G> {
         accepted: &[(ClientId, &HgClientCiphertext<G>)],
         ct: &HgServerCiphertext<G>,
     ) -> Result<(), DcError> {
-        session.roster().server(server)?;
         let ids = check_accepted(session.roster(), accepted)?;
+        Self::verify_server_for(session, slot, server, &ids, ct)
+    }
+}
+
+impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
+    type Aggregate = ElementSum<G>;
+
+    fn aggregate(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        items: &[(ClientId, &HgClientCiphertext<G>)],
+    ) -> Result<ElementSum<G>, DcError> {
+        let _ = session;
+        let mut sum = ElementSum::neutral(slot.data().generators.len());
+        for (c, ct) in items {
+            sum.add(Party::Client(*c), &ct.elements)?;
+        }
+        Ok(sum)
+    }
+
+    fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &HgServerState<G>,
+        accepted: &[ClientId],
+        rng: &mut R,
+    ) -> Result<HgServerCiphertext<G>, DcError> {
+        check_accepted_ids(session.roster(), accepted)?;
+        let mut tau = Sc::<G>::zero();
+        for c in accepted {
+            let s = state
+                .secrets
+                .get(c.0 as usize)
+                .ok_or(DcError::UnknownClient { client: *c })?;
+            tau += *s.expose();
+        }
+        let gens = &slot.data().generators;
+        let ds: Vec<G> = gens.iter().map(|g| -(*g.point() * tau)).collect();
+        let elements = Encoded::batch_new(&ds);
+        let v = Encoded::new(G::mul_generator(&tau));
+        let st = VectorDleq::new(
+            Encoded::generator(),
+            v,
+            slot.data().negated().to_vec(),
+            elements.clone(),
+        )
+        .map_err(|_| DcError::InvalidParameters("empty slot"))?;
+        let mut t = Self::server_transcript(session, slot.slot_round(), state.server, accepted);
+        let proof = st
+            .prove(&mut t, &[tau], rng)
+            .map_err(|_| DcError::InvalidParameters("server proof"));
+        tau.zeroize();
+        Ok(HgServerCiphertext {
+            elements,
+            proof: proof?,
+        })
+    }
+
+    fn verify_server_for(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        server: ServerId,
+        accepted: &[ClientId],
+        ct: &HgServerCiphertext<G>,
+    ) -> Result<(), DcError> {
+        session.roster().server(server)?;
+        check_accepted_ids(session.roster(), accepted)?;
         let l = slot.data().generators.len();
         if ct.elements.len() != l {
             return Err(DcError::WrongCiphertextLength {
@@ -785,7 +801,7 @@ impl<G: MessageGroup> Verifiable for HashingGenerator<G> {
             });
         }
         let mut v = G::identity();
-        for c in &ids {
+        for c in accepted {
             v += *session
                 .public()
                 .commitment(*c, server)
@@ -798,8 +814,34 @@ impl<G: MessageGroup> Verifiable for HashingGenerator<G> {
             ct.elements.clone(),
         )
         .map_err(|_| DcError::InvalidParameters("empty slot"))?;
-        let mut t = Self::server_transcript(session, slot.slot_round(), server, &ids);
+        let mut t = Self::server_transcript(session, slot.slot_round(), server, accepted);
         st.verify(&mut t, &ct.proof)
             .map_err(|_| DcError::InvalidServerProof { server })
+    }
+
+    fn reveal_aggregated(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        aggregates: &[&ElementSum<G>],
+        servers: &[&HgServerCiphertext<G>],
+    ) -> Result<Option<Vec<u8>>, DcError> {
+        let servers = indexed_servers(session.roster(), servers)?;
+        let mut acc = ElementSum::sum(slot.data().generators.len(), aggregates)?;
+        for (j, ct) in servers {
+            acc.add(Party::Server(ServerId(j)), &ct.elements)?;
+        }
+        match framing::decode_message::<G>(acc.elements()) {
+            Ok(m) => Ok(Some(m)),
+            Err(FrameError::Empty) => Ok(None),
+            Err(e) => Err(DcError::CorruptReveal(e.to_string())),
+        }
+    }
+
+    fn encode_aggregate(aggregate: &ElementSum<G>) -> Vec<u8> {
+        aggregate.to_bytes()
+    }
+
+    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<ElementSum<G>, WireError> {
+        ElementSum::decode(elements_for::<G>(len)?, bytes)
     }
 }

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod aggregate;
 pub mod dh;
 pub mod elgamal;
 pub mod error;
@@ -17,6 +18,7 @@ pub mod xor;
 #[doc = include_str!("../docs/notes-dcnet.md")]
 pub mod notes {}
 
+pub use aggregate::{Aggregating, ElementSum};
 pub use dh::DhReveal;
 pub use error::{DcError, Liar, SetupError, WireError};
 pub use hashing_generator::HashingGenerator;

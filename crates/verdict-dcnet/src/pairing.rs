@@ -59,8 +59,9 @@ use verdict_nizk::{
 use self::gt_table::{
     ChunkBits, GtFrameError, GtTable, decode_message, encode_message, max_message_len,
 };
+use crate::aggregate::{Aggregating, ElementSum, check_accepted_ids};
 use crate::error::{DcError, SetupError, WireError};
-use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
+use crate::ids::{ClientId, Party, ServerId, SlotRound, SuiteId};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
     check_roster_key, combine_no_setup, indexed_servers,
@@ -467,12 +468,12 @@ impl<W: ChunkWidth> Pairing<W> {
 
     fn accepted_keys(
         session: &Session<Self>,
-        accepted: &[(ClientId, &ClientCiphertext)],
+        accepted: &[ClientId],
     ) -> Result<Vec<(u32, G2)>, DcError> {
-        check_accepted(session.roster(), accepted)?;
+        check_accepted_ids(session.roster(), accepted)?;
         accepted
             .iter()
-            .map(|(c, _)| Ok((c.0, *session.roster().client(*c)?.point())))
+            .map(|c| Ok((c.0, *session.roster().client(*c)?.point())))
             .collect()
     }
 }
@@ -599,10 +600,8 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
         accepted: &[(ClientId, &ClientCiphertext)],
         rng: &mut R,
     ) -> Result<ServerCiphertext, DcError> {
-        let keys = Self::accepted_keys(session, accepted)?;
-        slot.data()
-            .server_create(state.server.0, &state.secret, &keys, rng)
-            .map_err(Self::dc(slot))
+        let ids = check_accepted(session.roster(), accepted)?;
+        Self::server_ciphertext_for(session, slot, state, &ids, rng)
     }
 
     fn reveal(
@@ -612,18 +611,8 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
         servers: &[&ServerCiphertext],
     ) -> Result<Option<Vec<u8>>, DcError> {
         check_accepted(session.roster(), accepted)?;
-        let servers = indexed_servers(session.roster(), servers)?;
-        let clients: Vec<(u32, &ClientCiphertext)> =
-            accepted.iter().map(|(c, ct)| (c.0, *ct)).collect();
-        let elements = slot
-            .data()
-            .reveal_elements(&clients, &servers)
-            .map_err(Self::dc(slot))?;
-        match decode_message(GtTable::global(), W::BITS, &elements) {
-            Ok(msg) => Ok(Some(msg)),
-            Err(GtFrameError::Empty) => Ok(None),
-            Err(e) => Err(DcError::CorruptReveal(e.to_string())),
-        }
+        let sum = Self::aggregate(session, slot, accepted)?;
+        Self::reveal_aggregated(session, slot, &[&sum], servers)
     }
 
     fn client_ciphertext_len(len: usize) -> usize {
@@ -699,10 +688,77 @@ impl<W: ChunkWidth> Verifiable for Pairing<W> {
         accepted: &[(ClientId, &ClientCiphertext)],
         ct: &ServerCiphertext,
     ) -> Result<(), DcError> {
+        let ids = check_accepted(session.roster(), accepted)?;
+        Self::verify_server_for(session, slot, server, &ids, ct)
+    }
+}
+
+impl<W: ChunkWidth> Aggregating for Pairing<W> {
+    type Aggregate = ElementSum<Gt>;
+
+    fn aggregate(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        items: &[(ClientId, &ClientCiphertext)],
+    ) -> Result<ElementSum<Gt>, DcError> {
+        let _ = session;
+        let mut sum = ElementSum::neutral(slot.data().slot().elements);
+        for (c, ct) in items {
+            sum.add(Party::Client(*c), &ct.elements)?;
+        }
+        Ok(sum)
+    }
+
+    fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &PairingServerState,
+        accepted: &[ClientId],
+        rng: &mut R,
+    ) -> Result<ServerCiphertext, DcError> {
+        let keys = Self::accepted_keys(session, accepted)?;
+        slot.data()
+            .server_create(state.server.0, &state.secret, &keys, rng)
+            .map_err(Self::dc(slot))
+    }
+
+    fn verify_server_for(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        server: ServerId,
+        accepted: &[ClientId],
+        ct: &ServerCiphertext,
+    ) -> Result<(), DcError> {
         let key = session.roster().server(server)?;
         let keys = Self::accepted_keys(session, accepted)?;
         slot.data()
             .server_verify(server.0, key.point(), &keys, ct)
             .map_err(Self::dc(slot))
+    }
+
+    fn reveal_aggregated(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        aggregates: &[&ElementSum<Gt>],
+        servers: &[&ServerCiphertext],
+    ) -> Result<Option<Vec<u8>>, DcError> {
+        let servers = indexed_servers(session.roster(), servers)?;
+        let mut acc = ElementSum::sum(slot.data().slot().elements, aggregates)?;
+        for (j, ct) in servers {
+            acc.add(Party::Server(ServerId(j)), &ct.elements)?;
+        }
+        match decode_message(GtTable::global(), W::BITS, acc.elements()) {
+            Ok(msg) => Ok(Some(msg)),
+            Err(GtFrameError::Empty) => Ok(None),
+            Err(e) => Err(DcError::CorruptReveal(e.to_string())),
+        }
+    }
+
+    fn encode_aggregate(aggregate: &ElementSum<Gt>) -> Vec<u8> {
+        aggregate.to_bytes()
+    }
+
+    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<ElementSum<Gt>, WireError> {
+        ElementSum::decode(elements_for(W::BITS, len)?, bytes)
     }
 }

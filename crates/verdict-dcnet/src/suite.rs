@@ -556,18 +556,8 @@ pub fn check_accepted<C: Ciphersuite, T>(
     roster: &Roster<C>,
     accepted: &[(ClientId, T)],
 ) -> Result<Vec<ClientId>, DcError> {
-    let mut seen = vec![false; roster.num_clients()];
-    let mut ids = Vec::with_capacity(accepted.len());
-    for (c, _) in accepted {
-        let Some(flag) = seen.get_mut(c.0 as usize) else {
-            return Err(DcError::UnknownClient { client: *c });
-        };
-        if *flag {
-            return Err(DcError::DuplicateClient { client: *c });
-        }
-        *flag = true;
-        ids.push(*c);
-    }
+    let ids: Vec<ClientId> = accepted.iter().map(|(c, _)| *c).collect();
+    crate::aggregate::check_accepted_ids(roster, &ids)?;
     Ok(ids)
 }
 
