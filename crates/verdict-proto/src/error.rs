@@ -196,6 +196,30 @@ pub enum ServerFault {
         /// The reporter's description of the fault.
         reason: String,
     },
+    /// Its inventory rejected a client whose submission is valid (the client's signed
+    /// submission in the server's signed inventory is the evidence: anyone can verify it).
+    FalseRejection {
+        /// Round.
+        round: u64,
+        /// The wrongly rejected client.
+        client: verdict_dcnet::ClientId,
+    },
+    /// The aggregate it forwarded for a slot is not the sum of the client ciphertexts it
+    /// forwarded with it (found when the slot failed to reveal).
+    WrongAggregate {
+        /// Round.
+        round: u64,
+        /// Slot.
+        slot: u32,
+    },
+    /// Under eager verification it forwarded a client submission it must have rejected (an
+    /// invalid proof or a malformed ciphertext).
+    UncheckedSubmission {
+        /// Round.
+        round: u64,
+        /// The client whose submission it forwarded.
+        client: verdict_dcnet::ClientId,
+    },
     /// It did not send a required message before the server timeout.
     Unresponsive {
         /// The round it stalled.

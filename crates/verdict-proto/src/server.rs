@@ -59,11 +59,38 @@ pub enum ServerPhase {
 /// One client's accepted submission.
 struct Submitted<S: ProtoSuite> {
     envelope: Vec<u8>,
-    cts: Vec<ClientCt<S>>,
+    /// The decoded ciphertext per open slot. `None` where decoding is deferred: a verifiable
+    /// slot of another server's client under an aggregating suite, decoded only if the slot
+    /// fails to reveal.
+    cts: Vec<Option<ClientCt<S>>>,
 }
 
-/// One server's inventory: the submissions it accepted.
-type Inventory<S> = Vec<(ClientId, Submitted<S>)>;
+/// A client submission a server rejected for an invalid proof: client, first invalid slot,
+/// its signed submission.
+type Rejected = (ClientId, u32, Vec<u8>);
+
+/// One server's inventory.
+struct Inventory<S: ProtoSuite> {
+    /// The server's signed inventory message: evidence against it.
+    envelope: Vec<u8>,
+    /// The submissions it accepted.
+    items: Vec<(ClientId, Submitted<S>)>,
+    /// The submissions it rejected (each rejection checked on receipt).
+    rejected: Vec<Rejected>,
+    /// Per open slot, the sum of its accepted clients' ciphertexts (aggregating suites,
+    /// verifiable slots; `None` elsewhere).
+    aggregates: Vec<Option<S::Aggregate>>,
+}
+
+/// What a round keeps of one server's inventory once the accepted set is known.
+struct Forwarded<S: ProtoSuite> {
+    envelope: Vec<u8>,
+    /// The per-slot aggregates the reveal uses for this server's clients.
+    aggregates: Vec<Option<S::Aggregate>>,
+    /// Whether `aggregates` are the server's own (to be checked if a slot fails) rather than
+    /// recomputed by us from its submissions.
+    as_forwarded: bool,
+}
 /// A server's ciphertexts message (signed envelope) and the decoded ciphertexts.
 type SignedServerCts<S> = (Vec<u8>, Vec<ServerCt<S>>);
 
@@ -75,8 +102,14 @@ struct Round<S: ProtoSuite> {
     opened_at: Duration,
     fraction_at: Option<Duration>,
     own: BTreeMap<ClientId, Submitted<S>>,
+    /// Our own rejections and aggregates, fixed when our window closed.
+    own_rejected: Vec<Rejected>,
+    own_aggregates: Vec<Option<S::Aggregate>>,
     inventories: Vec<Option<Inventory<S>>>,
     accepted: BTreeMap<ClientId, Submitted<S>>,
+    /// The server whose inventory each accepted client's submission is counted from.
+    upstream: BTreeMap<ClientId, ServerId>,
+    forwarded: Vec<Forwarded<S>>,
     excluded_now: Vec<(ClientId, ExclusionReason, Vec<Vec<u8>>)>,
     my_cts: Option<Vec<u8>>,
     commits: Vec<Option<[u8; 32]>>,
@@ -157,6 +190,8 @@ pub struct Server<S: ProtoSuite, R: RngCore + CryptoRng> {
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
     lie_in_blame: bool,
+    skip_client_checks: bool,
+    also_list: Vec<Vec<u8>>,
 }
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Server<S, R> {
@@ -321,6 +356,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             lie_in_blame: false,
+            skip_client_checks: false,
+            also_list: Vec::new(),
         };
         server.setup_progress();
         Ok(server)
@@ -380,6 +417,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     #[doc(hidden)]
     pub fn lie_in_blame(&mut self) {
         self.lie_in_blame = true;
+    }
+
+    /// Simulator adversary: from now on, forward this server's clients' submissions without
+    /// verifying their proofs, even in eager mode. Not for production use.
+    #[doc(hidden)]
+    pub fn skip_client_checks(&mut self) {
+        self.skip_client_checks = true;
+    }
+
+    /// Simulator adversary: list this signed submission (of any client, for its round) in
+    /// this server's inventory, undecoded and unchecked, as a server colluding with that
+    /// client would. Not for production use.
+    #[doc(hidden)]
+    pub fn also_list(&mut self, envelope: Vec<u8>) {
+        self.also_list.push(envelope);
     }
 
     /// The slots open in the current round (empty before set-up completes).
@@ -1014,7 +1066,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
     }
 
-    fn decode_submission(open: &[OpenSlot], payload: &[u8]) -> Result<Vec<ClientCt<S>>, WireError> {
+    /// Decodes a submission's slot ciphertexts; with `all = false` only those every server
+    /// needs decoded (XOR slots, and every slot of a non-aggregating suite), the others are
+    /// left for [`decode_deferred`].
+    fn decode_submission(
+        open: &[OpenSlot],
+        payload: &[u8],
+        all: bool,
+    ) -> Result<Vec<Option<ClientCt<S>>>, WireError> {
         let mut r = Reader::new(payload);
         let list = r.byte_list()?;
         r.finish()?;
@@ -1024,7 +1083,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         open.iter()
             .zip(&list)
             .map(|(o, b)| {
-                Nets::<S>::decode_client(o, b).ok_or(WireError::Invalid("slot ciphertext"))
+                if all || !deferrable::<S>(o) {
+                    Nets::<S>::decode_client(o, b)
+                        .map(Some)
+                        .ok_or(WireError::Invalid("slot ciphertext"))
+                } else {
+                    Ok(None)
+                }
             })
             .collect()
     }
@@ -1064,7 +1129,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             }
             return;
         }
-        let cts = match Self::decode_submission(&run.round.open, &env.payload) {
+        let cts = match Self::decode_submission(&run.round.open, &env.payload, true) {
             Ok(c) => c,
             Err(source) => return self.reject(MessageError::Malformed { from, source }),
         };
@@ -1095,6 +1160,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     fn check_window(&mut self) {
         let expected = self.expected_clients();
         let window = self.config.policy.window;
+        let eager = self.config.policy.mode.verification() == Verification::Eager
+            && !self.skip_client_checks;
         let now = self.now;
         let me = self.id.0 as usize;
         let State::Running(run) = &mut self.state else {
@@ -1115,9 +1182,78 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         }
         let round = run.round.number;
+        for bytes in core::mem::take(&mut self.also_list) {
+            match Envelope::<S::G>::from_bytes(&bytes) {
+                Ok(e) if e.header().round == round => {
+                    if let Party::Client(c) = e.header().sender {
+                        let cts = run.round.open.iter().map(|_| None).collect();
+                        run.round.own.insert(
+                            c,
+                            Submitted {
+                                envelope: bytes,
+                                cts,
+                            },
+                        );
+                    }
+                }
+                _ => self.also_list.push(bytes),
+            }
+        }
+        if S::AGGREGATES && eager {
+            // Eager verification, our share of it: our own clients' proofs, one batch per
+            // slot. The other servers take our word (and our aggregates) until a slot fails to
+            // reveal, so this is where an invalid proof is normally caught.
+            let mut bad: BTreeMap<ClientId, u32> = BTreeMap::new();
+            for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
+            {
+                if open.kind != SlotKind::Verifiable {
+                    continue;
+                }
+                let items = slot_items(&run.round.own, k);
+                for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
+                    bad.entry(c).or_insert(open.slot);
+                }
+            }
+            for (c, slot) in bad {
+                if let Some(sub) = run.round.own.remove(&c) {
+                    run.round.own_rejected.push((c, slot, sub.envelope));
+                }
+            }
+        }
+        let mut aggregates = Vec::with_capacity(run.round.open.len());
+        let mut encoded = Vec::with_capacity(run.round.open.len());
+        for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate() {
+            let aggregate = if deferrable::<S>(open) {
+                match run.nets.aggregate(prepared, &slot_items(&run.round.own, k)) {
+                    Ok(a) => a,
+                    Err(_) => {
+                        let me = self.id;
+                        return self.halt(me, ServerFault::BadOutput { round }, Vec::new());
+                    }
+                }
+            } else {
+                None
+            };
+            encoded.push(
+                aggregate
+                    .as_ref()
+                    .map(S::encode_aggregate)
+                    .unwrap_or_default(),
+            );
+            aggregates.push(aggregate);
+        }
+        run.round.own_aggregates = aggregates;
         let list: Vec<Vec<u8>> = run.round.own.values().map(|s| s.envelope.clone()).collect();
+        let rejected: Vec<Vec<u8>> = run
+            .round
+            .own_rejected
+            .iter()
+            .map(|(_, _, e)| e.clone())
+            .collect();
         let mut w = Writer::new();
         write_byte_list(&mut w, &list);
+        write_byte_list(&mut w, &rejected);
+        write_byte_list(&mut w, &encoded);
         self.last_progress = now;
         self.broadcast(Kind::Inventory, round, w.finish());
     }
@@ -1133,9 +1269,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         if j == self.id {
             // Our own inventory: its submissions were checked and decoded on arrival.
-            let items: Inventory<S> = core::mem::take(&mut run.round.own).into_iter().collect();
+            let inventory = Inventory {
+                envelope: env.to_bytes(),
+                items: core::mem::take(&mut run.round.own).into_iter().collect(),
+                rejected: core::mem::take(&mut run.round.own_rejected),
+                aggregates: core::mem::take(&mut run.round.own_aggregates),
+            };
             if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
-                *slot = Some(items);
+                *slot = Some(inventory);
             }
             self.last_progress = self.now;
             return self.after_inventories();
@@ -1143,13 +1284,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let open = run.round.open.clone();
         // Only a server can have put an unsigned or malformed submission in its inventory.
         let bad = |this: &mut Self| this.bad_message(j, round_no, &env);
-        let Ok(list) = Reader::new(&env.payload).byte_list() else {
+        let mut r = Reader::new(&env.payload);
+        let (Ok(list), Ok(rejected_list), Ok(aggregate_list), Ok(())) =
+            (r.byte_list(), r.byte_list(), r.byte_list(), r.finish())
+        else {
             return bad(self);
         };
+        if aggregate_list.len() != open.len() {
+            return bad(self);
+        }
         // Parse and check every envelope, verify all client signatures in one batch (one
         // multi-scalar multiplication instead of one verification each), then decode.
-        let mut envelopes = Vec::with_capacity(list.len());
-        for bytes in list {
+        let n_accepted = list.len();
+        let mut envelopes = Vec::with_capacity(list.len() + rejected_list.len());
+        let mut listed = BTreeSet::new();
+        for bytes in list.into_iter().chain(rejected_list) {
             let Ok(e) = Envelope::<S::G>::from_bytes(&bytes) else {
                 return bad(self);
             };
@@ -1162,6 +1311,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             let Some(key) = self.config.key_of(h.sender) else {
                 return bad(self);
             };
+            if !listed.insert(c) {
+                return bad(self);
+            }
             envelopes.push((c, key, e, bytes));
         }
         let signed: Vec<_> = envelopes
@@ -1171,24 +1323,67 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if crate::wire::verify_batch(&signed, &mut self.rng).is_err() {
             return bad(self);
         }
-        let mut items = Vec::with_capacity(envelopes.len());
-        for (c, _, e, bytes) in envelopes {
-            let Ok(cts) = Self::decode_submission(&open, &e.payload) else {
+        let mut aggregates = Vec::with_capacity(open.len());
+        for (o, bytes) in open.iter().zip(&aggregate_list) {
+            if deferrable::<S>(o) {
+                let Ok(a) = S::decode_aggregate(o.len, bytes) else {
+                    return bad(self);
+                };
+                aggregates.push(Some(a));
+            } else if bytes.is_empty() {
+                aggregates.push(None);
+            } else {
                 return bad(self);
+            }
+        }
+        let mut items = Vec::with_capacity(n_accepted);
+        let mut rejected = Vec::new();
+        for (pos, (c, _, e, bytes)) in envelopes.into_iter().enumerate() {
+            if pos < n_accepted {
+                // Ciphertexts of verifiable slots stay encoded: this server vouches for them
+                // with its aggregate, and we decode them only if the slot fails to reveal.
+                let Ok(cts) = Self::decode_submission(&open, &e.payload, false) else {
+                    return bad(self);
+                };
+                items.push((
+                    c,
+                    Submitted {
+                        envelope: bytes,
+                        cts,
+                    },
+                ));
+                continue;
+            }
+            // A rejection must be justified: the submission really carries an invalid proof
+            // (or a malformed ciphertext). Otherwise the server is excluding an honest client.
+            let State::Running(run) = &mut self.state else {
+                return;
             };
-            items.push((
-                c,
-                Submitted {
-                    envelope: bytes,
-                    cts,
-                },
-            ));
+            let prepared = &run.round.prepared;
+            match first_invalid_slot(&run.nets, &open, prepared, c, &e.payload, &mut self.rng) {
+                Some(slot) => rejected.push((c, slot, bytes)),
+                None => {
+                    return self.halt(
+                        j,
+                        ServerFault::FalseRejection {
+                            round: round_no,
+                            client: c,
+                        },
+                        vec![env.to_bytes()],
+                    );
+                }
+            }
         }
         let State::Running(run) = &mut self.state else {
             return;
         };
         if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
-            *slot = Some(items);
+            *slot = Some(Inventory {
+                envelope: env.to_bytes(),
+                items,
+                rejected,
+                aggregates,
+            });
         }
         self.last_progress = self.now;
         self.after_inventories();
@@ -1196,7 +1391,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
 
     fn after_inventories(&mut self) {
         let verification = self.config.policy.mode.verification();
+        let eager = verification == Verification::Eager;
         let excluded = self.excluded.clone();
+        let me = self.id;
         let State::Running(run) = &mut self.state else {
             return;
         };
@@ -1204,13 +1401,31 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         }
         let round_no = run.round.number;
+        let m = run.round.inventories.len();
         // S: the union of the inventories; a client counted twice with different submissions
         // signed two versions of its round input — excluded, both signed messages as evidence.
+        // A server whose inventory is not exactly its share of S (a client also listed by
+        // another server, or excluded) cannot have its aggregates used as they are: we
+        // recompute them from its submissions.
         let mut accepted: BTreeMap<ClientId, Submitted<S>> = BTreeMap::new();
+        let mut upstream: BTreeMap<ClientId, ServerId> = BTreeMap::new();
         let mut doubles: BTreeMap<ClientId, Vec<Vec<u8>>> = BTreeMap::new();
-        for inv in run.round.inventories.iter_mut().flatten() {
-            for (c, sub) in inv.drain(..) {
+        let mut rejections: BTreeMap<ClientId, (u32, Vec<u8>)> = BTreeMap::new();
+        let mut recompute = vec![false; m];
+        let mut forwarded = Vec::with_capacity(m);
+        for (j, inv) in run.round.inventories.iter_mut().enumerate() {
+            let Some(inv) = inv else { continue };
+            forwarded.push(Forwarded {
+                envelope: core::mem::take(&mut inv.envelope),
+                aggregates: core::mem::take(&mut inv.aggregates),
+                as_forwarded: true,
+            });
+            for (c, slot, envelope) in inv.rejected.drain(..) {
+                rejections.entry(c).or_insert((slot, envelope));
+            }
+            for (c, sub) in inv.items.drain(..) {
                 if excluded.contains(&c) {
+                    recompute[j] = true;
                     continue;
                 }
                 match accepted.get(&c) {
@@ -1219,23 +1434,69 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                             .entry(c)
                             .or_insert_with(|| vec![prev.envelope.clone()])
                             .push(sub.envelope);
+                        recompute[j] = true;
                     }
-                    Some(_) => {}
+                    // The same submission from two servers is counted once, from the first.
+                    Some(_) => recompute[j] = true,
                     None => {
                         accepted.insert(c, sub);
+                        upstream.insert(c, ServerId(j as u32));
                     }
                 }
             }
         }
         for (c, evidence) in doubles {
             accepted.remove(&c);
+            if let Some(u) = upstream.remove(&c) {
+                recompute[u.0 as usize] = true;
+            }
             run.round.excluded_now.push((
                 c,
                 ExclusionReason::DoubleSubmission { round: round_no },
                 evidence,
             ));
         }
-        if verification == Verification::Eager {
+        // Rejections (each checked on receipt): the client is excluded. A server that counted
+        // the very submission another one rejected did not verify it, as eager mode requires.
+        let mut fault = None;
+        for (c, (slot, envelope)) in rejections {
+            if let Some(sub) = accepted.remove(&c) {
+                let u = upstream.remove(&c).unwrap_or(me);
+                recompute[u.0 as usize] = true;
+                if eager && u != me && sub.envelope == envelope && fault.is_none() {
+                    let evidence = forwarded
+                        .get(u.0 as usize)
+                        .map(|f: &Forwarded<S>| vec![f.envelope.clone(), envelope.clone()])
+                        .unwrap_or_default();
+                    fault = Some((
+                        u,
+                        ServerFault::UncheckedSubmission {
+                            round: round_no,
+                            client: c,
+                        },
+                        evidence,
+                    ));
+                }
+            }
+            if !run.round.excluded_now.iter().any(|(x, _, _)| *x == c) {
+                run.round.excluded_now.push((
+                    c,
+                    ExclusionReason::InvalidProof {
+                        round: round_no,
+                        slot,
+                    },
+                    vec![envelope],
+                ));
+            }
+        }
+        if let Some((j, f, evidence)) = fault {
+            return self.halt(j, f, evidence);
+        }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        if eager && !S::AGGREGATES {
+            // Eager-only suites: every server verifies every client proof before combining.
             let mut bad: BTreeMap<ClientId, u32> = BTreeMap::new();
             for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
             {
@@ -1249,6 +1510,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             }
             for (c, slot) in bad {
                 if let Some(sub) = accepted.remove(&c) {
+                    upstream.remove(&c);
                     run.round.excluded_now.push((
                         c,
                         ExclusionReason::InvalidProof {
@@ -1260,18 +1522,85 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 }
             }
         }
+        // The aggregates the reveal will use: as forwarded, or recomputed (see above).
+        for (j, fw) in forwarded.iter_mut().enumerate() {
+            if !recompute[j] {
+                continue;
+            }
+            fw.as_forwarded = false;
+            let server = ServerId(j as u32);
+            for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
+            {
+                if !deferrable::<S>(open) {
+                    continue;
+                }
+                let mut items = Vec::new();
+                for (c, sub) in accepted.iter_mut() {
+                    if upstream.get(c) != Some(&server) {
+                        continue;
+                    }
+                    if !decode_deferred(open, sub, k) && fault.is_none() {
+                        fault = Some((
+                            server,
+                            ServerFault::UncheckedSubmission {
+                                round: round_no,
+                                client: *c,
+                            },
+                            vec![fw.envelope.clone()],
+                        ));
+                    }
+                }
+                for (c, sub) in &accepted {
+                    if upstream.get(c) == Some(&server)
+                        && let Some(Some(ct)) = sub.cts.get(k)
+                    {
+                        items.push((*c, ct));
+                    }
+                }
+                match (
+                    run.nets.aggregate(prepared, &items),
+                    fw.aggregates.get_mut(k),
+                ) {
+                    (Ok(a), Some(slot)) => *slot = a,
+                    _ if fault.is_none() => {
+                        fault = Some((
+                            server,
+                            ServerFault::BadOutput { round: round_no },
+                            vec![fw.envelope.clone()],
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some((j, f, evidence)) = fault {
+            return self.halt(j, f, evidence);
+        }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
         run.round.accepted = accepted;
-        // Server ciphertexts over S.
+        run.round.upstream = upstream;
+        run.round.forwarded = forwarded;
+        // Server ciphertexts over S (for aggregating suites a verifiable slot's depends on the
+        // accepted ids alone).
+        let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
         let mut cts = Vec::with_capacity(run.round.open.len());
         for (k, prepared) in run.round.prepared.iter().enumerate() {
-            let items = slot_items(&run.round.accepted, k);
-            match run
-                .nets
-                .server_ciphertext(&run.secrets, prepared, &items, &mut self.rng)
-            {
+            let ct = match prepared {
+                Prepared::Ver(p) if S::AGGREGATES => {
+                    run.nets
+                        .server_ciphertext_for(&run.secrets, p, &ids, &mut self.rng)
+                }
+                _ => {
+                    let items = slot_items(&run.round.accepted, k);
+                    run.nets
+                        .server_ciphertext(&run.secrets, prepared, &items, &mut self.rng)
+                }
+            };
+            match ct {
                 Ok(ct) => cts.push(ct),
                 Err(_) => {
-                    let me = self.id;
                     return self.halt(me, ServerFault::BadOutput { round: round_no }, Vec::new());
                 }
             }
@@ -1373,11 +1702,20 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 );
             };
             if j != self.id {
-                let items = slot_items(&run.round.accepted, k);
                 let Some(prepared) = run.round.prepared.get(k) else {
                     return;
                 };
-                if run.nets.verify_server(prepared, j, &items, &ct).is_err() {
+                let verified = match prepared {
+                    Prepared::Ver(p) if S::AGGREGATES => {
+                        let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
+                        run.nets.verify_server_for(p, j, &ids, &ct)
+                    }
+                    _ => {
+                        let items = slot_items(&run.round.accepted, k);
+                        run.nets.verify_server(prepared, j, &items, &ct)
+                    }
+                };
+                if verified.is_err() {
                     let slot = open.slot;
                     return self.halt(
                         j,
@@ -1402,6 +1740,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let lazy = self.config.policy.mode.verification() == Verification::Lazy;
         let hybrid = self.config.policy.mode.is_hybrid();
         let session = self.session;
+        let me = self.id;
         let State::Running(run) = &mut self.state else {
             return;
         };
@@ -1413,6 +1752,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let mut next_lens = Vec::with_capacity(run.round.open.len());
         let mut lazy_bad: BTreeMap<ClientId, u32> = BTreeMap::new();
         let mut accusations = Vec::new();
+        let mut failed = Vec::new();
         for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate() {
             let items = slot_items(&run.round.accepted, k);
             let servers: Vec<&ServerCt<S>> = run
@@ -1423,7 +1763,18 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 .filter_map(|(_, v)| v.get(k))
                 .collect();
             let pseudonym = run.nets.ver.roster().pseudonym(open.slot).ok().cloned();
-            let revealed = run.nets.reveal(prepared, &items, &servers);
+            let revealed = match prepared {
+                Prepared::Ver(p) if S::AGGREGATES => {
+                    let aggregates: Vec<&S::Aggregate> = run
+                        .round
+                        .forwarded
+                        .iter()
+                        .filter_map(|f| f.aggregates.get(k).and_then(Option::as_ref))
+                        .collect();
+                    run.nets.reveal_aggregated(p, &aggregates, &servers)
+                }
+                _ => run.nets.reveal(prepared, &items, &servers),
+            };
             let (out, next) = match revealed {
                 Ok(Ok(None)) => (SlotOutput::Empty, 0),
                 Ok(Ok(Some(payload))) => interpret::<S>(
@@ -1439,16 +1790,92 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 Ok(Err(raw)) => (SlotOutput::Corrupt(raw), 0),
                 Err(_) => (SlotOutput::Corrupt(Vec::new()), 0),
             };
-            if lazy && open.kind == SlotKind::Verifiable && matches!(out, SlotOutput::Corrupt(_)) {
-                // Lazy verification: the owner's signature failed, so now check every proof of
-                // this slot and exclude whoever cheated.
-                for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
-                    lazy_bad.entry(c).or_insert(open.slot);
-                }
+            if (lazy || S::AGGREGATES)
+                && open.kind == SlotKind::Verifiable
+                && matches!(out, SlotOutput::Corrupt(_))
+            {
+                // The slot failed (lazy: the owner's signature did not verify). Every proof of
+                // the slot is checked now (below) and whoever cheated is excluded.
+                failed.push(k);
             }
             slots.push((*open, out));
             next_lens.push(next);
         }
+        let mut fault = None;
+        for k in failed {
+            let (Some(open), Some(prepared)) = (run.round.open.get(k), run.round.prepared.get(k))
+            else {
+                continue;
+            };
+            let blame_upstream = |c: ClientId, fault: &mut Option<_>| {
+                let u = run.round.upstream.get(&c).copied().unwrap_or(me);
+                if u != me && fault.is_none() {
+                    let evidence = run
+                        .round
+                        .forwarded
+                        .get(u.0 as usize)
+                        .map(|f| vec![f.envelope.clone()])
+                        .unwrap_or_default();
+                    *fault = Some((
+                        u,
+                        ServerFault::UncheckedSubmission {
+                            round: round_no,
+                            client: c,
+                        },
+                        evidence,
+                    ));
+                }
+            };
+            // Decode what we deferred. A malformed ciphertext is the client's doing, and its
+            // upstream server's, which decodes every submission on arrival.
+            for (c, sub) in run.round.accepted.iter_mut() {
+                if !decode_deferred(open, sub, k) {
+                    lazy_bad.entry(*c).or_insert(open.slot);
+                    blame_upstream(*c, &mut fault);
+                }
+            }
+            let items = slot_items(&run.round.accepted, k);
+            for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
+                lazy_bad.entry(c).or_insert(open.slot);
+                if !lazy && S::AGGREGATES {
+                    // Eager: its upstream server should have rejected it.
+                    blame_upstream(c, &mut fault);
+                }
+            }
+            if !S::AGGREGATES {
+                continue;
+            }
+            // Every aggregate we used as forwarded must be the sum of what its server forwarded.
+            for (j, fw) in run.round.forwarded.iter().enumerate() {
+                let server = ServerId(j as u32);
+                if !fw.as_forwarded || server == me {
+                    continue;
+                }
+                let own: Vec<(ClientId, &ClientCt<S>)> = items
+                    .iter()
+                    .filter(|(c, _)| run.round.upstream.get(c) == Some(&server))
+                    .copied()
+                    .collect();
+                let sum = run.nets.aggregate(prepared, &own).ok().flatten();
+                if sum.as_ref() != fw.aggregates.get(k).and_then(Option::as_ref) && fault.is_none()
+                {
+                    fault = Some((
+                        server,
+                        ServerFault::WrongAggregate {
+                            round: round_no,
+                            slot: open.slot,
+                        },
+                        vec![fw.envelope.clone()],
+                    ));
+                }
+            }
+        }
+        if let Some((j, f, evidence)) = fault {
+            return self.halt(j, f, evidence);
+        }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
         for (c, slot) in lazy_bad {
             let evidence = run
                 .round
@@ -1782,7 +2209,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let mut suspect = None;
         for (idx, c) in blame.clients.iter().enumerate() {
             let sent = arch.accepted.get(c).and_then(|s| match s.cts.get(k) {
-                Some(ClientCt::Xor(x)) => x.bit(acc.bit),
+                Some(Some(ClientCt::Xor(x))) => x.bit(acc.bit),
                 _ => None,
             });
             let pads = blame.bits.iter().flatten().fold(false, |a, (bits, _)| {
@@ -2029,8 +2456,61 @@ fn slot_items<S: ProtoSuite>(
 ) -> Vec<(ClientId, &ClientCt<S>)> {
     accepted
         .iter()
-        .filter_map(|(c, s)| s.cts.get(k).map(|ct| (*c, ct)))
+        .filter_map(|(c, s)| s.cts.get(k).and_then(Option::as_ref).map(|ct| (*c, ct)))
         .collect()
+}
+
+/// The first open slot in which `client`'s submission `payload` carries a malformed ciphertext
+/// or an invalid proof (`None`: the submission is valid).
+fn first_invalid_slot<S: ProtoSuite, R: RngCore + CryptoRng>(
+    nets: &Nets<S>,
+    open: &[OpenSlot],
+    prepared: &[Prepared<S>],
+    client: ClientId,
+    payload: &[u8],
+    rng: &mut R,
+) -> Option<u32> {
+    let first = open.first().map_or(0, |o| o.slot);
+    let Ok(list) = Reader::new(payload).byte_list() else {
+        return Some(first);
+    };
+    if list.len() != open.len() {
+        return Some(first);
+    }
+    for ((o, p), bytes) in open.iter().zip(prepared).zip(&list) {
+        let Some(ct) = Nets::<S>::decode_client(o, bytes) else {
+            return Some(o.slot);
+        };
+        if !nets.verify_clients(p, &[(client, &ct)], rng).is_empty() {
+            return Some(o.slot);
+        }
+    }
+    None
+}
+
+/// Whether servers may leave this slot's ciphertexts of other servers' clients undecoded and
+/// use those servers' aggregates instead.
+fn deferrable<S: ProtoSuite>(open: &OpenSlot) -> bool {
+    S::AGGREGATES && open.kind == SlotKind::Verifiable
+}
+
+/// Decodes the `k`-th slot ciphertext of a submission whose decoding was deferred (`None`:
+/// the client signed a malformed ciphertext, which its upstream server should have refused).
+fn decode_deferred<S: ProtoSuite>(open: &OpenSlot, sub: &mut Submitted<S>, k: usize) -> bool {
+    if sub.cts.get(k).is_some_and(Option::is_some) {
+        return true;
+    }
+    let decoded = Envelope::<S::G>::from_bytes(&sub.envelope)
+        .ok()
+        .and_then(|e| Reader::new(&e.payload).byte_list().ok())
+        .and_then(|list| list.get(k).and_then(|b| Nets::<S>::decode_client(open, b)));
+    match (decoded, sub.cts.get_mut(k)) {
+        (Some(ct), Some(slot)) => {
+            *slot = Some(ct);
+            true
+        }
+        _ => false,
+    }
 }
 
 fn message_kind(hybrid: bool) -> SlotKind {
@@ -2118,8 +2598,12 @@ fn new_round<S: ProtoSuite>(
         opened_at: now,
         fraction_at: None,
         own: BTreeMap::new(),
+        own_rejected: Vec::new(),
+        own_aggregates: Vec::new(),
         inventories: (0..m).map(|_| None).collect(),
         accepted: BTreeMap::new(),
+        upstream: BTreeMap::new(),
+        forwarded: Vec::new(),
         excluded_now: Vec::new(),
         my_cts: None,
         commits: vec![None; m],

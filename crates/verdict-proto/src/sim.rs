@@ -100,6 +100,28 @@ pub enum Adversary {
         /// The round.
         round: u64,
     },
+    /// Forwards its clients' submissions without verifying their proofs (eager mode expects
+    /// every server to reject its own clients' invalid proofs).
+    UncheckingServer {
+        /// The server.
+        server: ServerId,
+    },
+    /// In `round`, its inventory carries the aggregates of its first two verifiable slots
+    /// swapped (well-formed, signed, but not the sums of the submissions it forwards).
+    WrongAggregateServer {
+        /// The server.
+        server: ServerId,
+        /// The round.
+        round: u64,
+    },
+    /// In `round`, its inventory lists its first accepted client as rejected (that client's
+    /// submission is valid).
+    FalselyRejectingServer {
+        /// The server.
+        server: ServerId,
+        /// The round.
+        round: u64,
+    },
 }
 
 #[derive(PartialEq, Eq)]
@@ -302,6 +324,11 @@ impl<S: ProtoSuite> Simulator<S> {
             // lives in the server, not in the link.
             s.lie_in_blame();
         }
+        if let Adversary::UncheckingServer { server } = adversary
+            && let Some(s) = self.servers.get_mut(server.0 as usize)
+        {
+            s.skip_client_checks();
+        }
         self.adversaries.push(adversary);
     }
 
@@ -318,6 +345,11 @@ impl<S: ProtoSuite> Simulator<S> {
     /// Server `j`.
     pub fn server(&self, j: usize) -> Option<&Server<S, ChaCha20Rng>> {
         self.servers.get(j)
+    }
+
+    /// The `j`-th server, mutable (for the simulator adversaries' hooks).
+    pub fn server_mut(&mut self, j: usize) -> Option<&mut Server<S, ChaCha20Rng>> {
+        self.servers.get_mut(j)
     }
 
     /// Client `i`.
@@ -539,6 +571,37 @@ impl<S: ProtoSuite> Simulator<S> {
                         }
                     }
                 }
+                (Adversary::WrongAggregateServer { server, round }, Party::Server(s))
+                    if s == server && h.round == round && h.kind == Kind::Inventory =>
+                {
+                    // Every recipient (itself included) gets the same payload: no equivocation.
+                    let Some([accepted, rejected, mut aggregates]) = inventory_lists(&env.payload)
+                    else {
+                        continue;
+                    };
+                    let filled: Vec<usize> = (0..aggregates.len())
+                        .filter(|&k| aggregates.get(k).is_some_and(|a| !a.is_empty()))
+                        .collect();
+                    if let (Some(&a), Some(&b)) = (filled.first(), filled.get(1)) {
+                        aggregates.swap(a, b);
+                    }
+                    let payload = inventory_payload_of(&[accepted, rejected, aggregates]);
+                    bytes = self.reseal(who, &env, h.round, payload);
+                }
+                (Adversary::FalselyRejectingServer { server, round }, Party::Server(s))
+                    if s == server && h.round == round && h.kind == Kind::Inventory =>
+                {
+                    let Some([mut accepted, mut rejected, aggregates]) =
+                        inventory_lists(&env.payload)
+                    else {
+                        continue;
+                    };
+                    if !accepted.is_empty() {
+                        rejected.push(accepted.remove(0));
+                    }
+                    let payload = inventory_payload_of(&[accepted, rejected, aggregates]);
+                    bytes = self.reseal(who, &env, h.round, payload);
+                }
                 (Adversary::EquivocatingServer { server, round }, Party::Server(s))
                     if s == server
                         && h.round == round
@@ -658,4 +721,24 @@ impl<S: ProtoSuite> Simulator<S> {
             .filter(move |(_, p, _)| *p == who)
             .map(|(_, _, e)| e)
     }
+}
+
+/// A round inventory's three lists: accepted submissions, rejected submissions, aggregates.
+fn inventory_lists(payload: &[u8]) -> Option<[Vec<Vec<u8>>; 3]> {
+    let mut r = Reader::new(payload);
+    let lists = [
+        r.byte_list().ok()?,
+        r.byte_list().ok()?,
+        r.byte_list().ok()?,
+    ];
+    r.finish().ok()?;
+    Some(lists)
+}
+
+fn inventory_payload_of(lists: &[Vec<Vec<u8>>; 3]) -> Vec<u8> {
+    let mut w = Writer::new();
+    for list in lists {
+        write_byte_list(&mut w, list);
+    }
+    w.finish()
 }

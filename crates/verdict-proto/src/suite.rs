@@ -6,8 +6,8 @@ use verdict_dcnet::elgamal::ElGamal;
 use verdict_dcnet::pairing::{ChunkWidth, Pairing};
 use verdict_dcnet::xor::{XorCiphertext, XorClientState, XorServerState};
 use verdict_dcnet::{
-    Ciphersuite, ClientId, DcError, DhReveal, HashingGenerator, Liar, PreparedSlot, Roster,
-    ServerId, Session, SlotRound, Verifiable, Xor,
+    Aggregating, Ciphersuite, ClientId, DcError, DhReveal, HashingGenerator, Liar, PreparedSlot,
+    Roster, ServerId, Session, SlotRound, Verifiable, WireError, Xor,
 };
 use verdict_group::bls12_381::G2;
 use verdict_group::{Group, MessageGroup};
@@ -28,6 +28,55 @@ pub trait ProtoSuite:
 {
     /// The key group.
     type G: Group;
+
+    /// Whether servers may combine each other's per-server aggregates of client ciphertexts
+    /// instead of decoding every ciphertext (see `verdict_dcnet::aggregate`): `true` for the
+    /// lazy-safe suites, `false` for eager-only ElGamal, whose servers must decode and verify
+    /// every ciphertext they help decrypt.
+    const AGGREGATES: bool;
+
+    /// A per-server sum of client ciphertexts of one slot (`()` where [`Self::AGGREGATES`] is
+    /// `false`).
+    type Aggregate: Clone + core::fmt::Debug + PartialEq + Send + Sync;
+
+    /// See `verdict_dcnet::Aggregating::aggregate`.
+    fn aggregate(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        items: &[(ClientId, &Self::ClientCiphertext)],
+    ) -> Result<Self::Aggregate, DcError>;
+
+    /// See `verdict_dcnet::Aggregating::server_ciphertext_for`.
+    fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &Self::ServerState,
+        accepted: &[ClientId],
+        rng: &mut R,
+    ) -> Result<Self::ServerCiphertext, DcError>;
+
+    /// See `verdict_dcnet::Aggregating::verify_server_for`.
+    fn verify_server_for(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        server: ServerId,
+        accepted: &[ClientId],
+        ct: &Self::ServerCiphertext,
+    ) -> Result<(), DcError>;
+
+    /// See `verdict_dcnet::Aggregating::reveal_aggregated`.
+    fn reveal_aggregated(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        aggregates: &[&Self::Aggregate],
+        servers: &[&Self::ServerCiphertext],
+    ) -> Result<Option<Vec<u8>>, DcError>;
+
+    /// See `verdict_dcnet::Aggregating::encode_aggregate`.
+    fn encode_aggregate(aggregate: &Self::Aggregate) -> Vec<u8>;
+
+    /// See `verdict_dcnet::Aggregating::decode_aggregate`.
+    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<Self::Aggregate, WireError>;
 
     /// Set-up dispute, step 1: server `server` provably reveals its Diffie–Hellman value with
     /// `client` (DLEQ proof), which settles whether the pair's published commitments are right.
@@ -56,8 +105,62 @@ pub trait ProtoSuite:
     }
 }
 
+/// The aggregation items of [`ProtoSuite`] for a suite that implements [`Aggregating`].
+macro_rules! aggregating {
+    () => {
+        const AGGREGATES: bool = true;
+        type Aggregate = <Self as Aggregating>::Aggregate;
+
+        fn aggregate(
+            session: &Session<Self>,
+            slot: &PreparedSlot<Self>,
+            items: &[(ClientId, &Self::ClientCiphertext)],
+        ) -> Result<Self::Aggregate, DcError> {
+            <Self as Aggregating>::aggregate(session, slot, items)
+        }
+
+        fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
+            session: &Session<Self>,
+            slot: &PreparedSlot<Self>,
+            state: &Self::ServerState,
+            accepted: &[ClientId],
+            rng: &mut R,
+        ) -> Result<Self::ServerCiphertext, DcError> {
+            <Self as Aggregating>::server_ciphertext_for(session, slot, state, accepted, rng)
+        }
+
+        fn verify_server_for(
+            session: &Session<Self>,
+            slot: &PreparedSlot<Self>,
+            server: ServerId,
+            accepted: &[ClientId],
+            ct: &Self::ServerCiphertext,
+        ) -> Result<(), DcError> {
+            <Self as Aggregating>::verify_server_for(session, slot, server, accepted, ct)
+        }
+
+        fn reveal_aggregated(
+            session: &Session<Self>,
+            slot: &PreparedSlot<Self>,
+            aggregates: &[&Self::Aggregate],
+            servers: &[&Self::ServerCiphertext],
+        ) -> Result<Option<Vec<u8>>, DcError> {
+            <Self as Aggregating>::reveal_aggregated(session, slot, aggregates, servers)
+        }
+
+        fn encode_aggregate(aggregate: &Self::Aggregate) -> Vec<u8> {
+            <Self as Aggregating>::encode_aggregate(aggregate)
+        }
+
+        fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<Self::Aggregate, WireError> {
+            <Self as Aggregating>::decode_aggregate(len, bytes)
+        }
+    };
+}
+
 impl<G: MessageGroup> ProtoSuite for HashingGenerator<G> {
     type G = G;
+    aggregating!();
 
     fn reveal_for_dispute<R: RngCore + CryptoRng + ?Sized>(
         roster: &Roster<Self>,
@@ -79,12 +182,72 @@ impl<G: MessageGroup> ProtoSuite for HashingGenerator<G> {
     }
 }
 
+/// ElGamal is eager-only: every server decodes and verifies every ciphertext, so the
+/// aggregation items are never called (and refuse if they are).
+const EAGER_ONLY_SUITE: DcError =
+    DcError::InvalidParameters("an eager-only suite does not aggregate unverified ciphertexts");
+
 impl<G: MessageGroup> ProtoSuite for ElGamal<G> {
     type G = G;
+    const AGGREGATES: bool = false;
+    type Aggregate = ();
+
+    fn aggregate(
+        _: &Session<Self>,
+        _: &PreparedSlot<Self>,
+        _: &[(ClientId, &Self::ClientCiphertext)],
+    ) -> Result<(), DcError> {
+        Err(EAGER_ONLY_SUITE)
+    }
+
+    fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
+        _: &Session<Self>,
+        _: &PreparedSlot<Self>,
+        _: &Self::ServerState,
+        _: &[ClientId],
+        _: &mut R,
+    ) -> Result<Self::ServerCiphertext, DcError> {
+        Err(EAGER_ONLY_SUITE)
+    }
+
+    fn verify_server_for(
+        _: &Session<Self>,
+        _: &PreparedSlot<Self>,
+        _: ServerId,
+        _: &[ClientId],
+        _: &Self::ServerCiphertext,
+    ) -> Result<(), DcError> {
+        Err(EAGER_ONLY_SUITE)
+    }
+
+    fn reveal_aggregated(
+        _: &Session<Self>,
+        _: &PreparedSlot<Self>,
+        _: &[&()],
+        _: &[&Self::ServerCiphertext],
+    ) -> Result<Option<Vec<u8>>, DcError> {
+        Err(EAGER_ONLY_SUITE)
+    }
+
+    fn encode_aggregate(_: &()) -> Vec<u8> {
+        Vec::new()
+    }
+
+    fn decode_aggregate(_: usize, bytes: &[u8]) -> Result<(), WireError> {
+        if bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(WireError::Length {
+                expected: 0,
+                actual: bytes.len(),
+            })
+        }
+    }
 }
 
 impl<W: ChunkWidth> ProtoSuite for Pairing<W> {
     type G = G2;
+    aggregating!();
 }
 
 /// The XOR suite paired with `S` in hybrid mode.
@@ -264,6 +427,68 @@ impl<S: ProtoSuite> Nets<S> {
                 S::verify_server(&self.ver, p, server, &ver_items(accepted)?, c)
             }
             _ => Err(DcError::InvalidServerProof { server }),
+        }
+    }
+
+    /// Verifies server `server`'s ciphertext of a verifiable slot over the accepted ids
+    /// (aggregating suites).
+    pub fn verify_server_for(
+        &self,
+        prepared: &PreparedSlot<S>,
+        server: ServerId,
+        accepted: &[ClientId],
+        ct: &ServerCt<S>,
+    ) -> Result<(), DcError> {
+        match ct {
+            ServerCt::Ver(c) => S::verify_server_for(&self.ver, prepared, server, accepted, c),
+            ServerCt::Xor(_) => Err(DcError::InvalidServerProof { server }),
+        }
+    }
+
+    /// The sum of a verifiable slot's given client ciphertexts (`None` for XOR slots).
+    pub fn aggregate(
+        &self,
+        prepared: &Prepared<S>,
+        items: &[(ClientId, &ClientCt<S>)],
+    ) -> Result<Option<S::Aggregate>, DcError> {
+        match prepared {
+            Prepared::Xor(_) => Ok(None),
+            Prepared::Ver(p) => S::aggregate(&self.ver, p, &ver_items(items)?).map(Some),
+        }
+    }
+
+    /// A verifiable slot's server ciphertext over the accepted ids (aggregating suites).
+    pub fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
+        &self,
+        secrets: &ServerSecrets<S>,
+        prepared: &PreparedSlot<S>,
+        accepted: &[ClientId],
+        rng: &mut R,
+    ) -> Result<Vec<u8>, DcError> {
+        let ct = S::server_ciphertext_for(&self.ver, prepared, &secrets.ver, accepted, rng)?;
+        Ok(S::encode_server_ciphertext(&ct))
+    }
+
+    /// Reveals a verifiable slot from per-server aggregates; same result shape as
+    /// [`Nets::reveal`].
+    #[allow(clippy::type_complexity)]
+    pub fn reveal_aggregated(
+        &self,
+        prepared: &PreparedSlot<S>,
+        aggregates: &[&S::Aggregate],
+        servers: &[&ServerCt<S>],
+    ) -> Result<Result<Option<Vec<u8>>, Vec<u8>>, DcError> {
+        let sv: Vec<&S::ServerCiphertext> = servers
+            .iter()
+            .map(|s| match s {
+                ServerCt::Ver(x) => Ok(x),
+                ServerCt::Xor(_) => Err(DcError::InvalidParameters("XOR server ciphertext")),
+            })
+            .collect::<Result<_, _>>()?;
+        match S::reveal_aggregated(&self.ver, prepared, aggregates, &sv) {
+            Ok(m) => Ok(Ok(m)),
+            Err(DcError::CorruptReveal(_)) => Ok(Err(Vec::new())),
+            Err(e) => Err(e),
         }
     }
 

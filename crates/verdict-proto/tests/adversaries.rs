@@ -417,3 +417,268 @@ fn setup_dispute_names_a_lying_server() {
         assert_eq!(culprits, vec![Party::Server(ServerId(1))]);
     }
 }
+
+// ---------------------------------------------------------------- optimistic aggregation
+//
+// Under eager verification with an aggregating suite each server verifies only its own
+// clients and forwards the sum of their ciphertexts; the others use that sum until a slot
+// fails to reveal. These tests are the server misbehaviours that arrangement allows, each of
+// which must name the server (and nobody honest), and the double counting it must survive.
+
+/// Every halt names `culprit`, and some server reported `expected`.
+fn only_culprit_halted(
+    sim: &Simulator<Hg>,
+    culprit: ServerId,
+    expected: impl Fn(&ServerFault) -> bool,
+) {
+    let h = halts(sim);
+    assert!(!h.is_empty(), "nobody halted");
+    for (server, fault) in &h {
+        assert_eq!(*server, culprit, "{fault:?}");
+    }
+    assert!(h.iter().any(|(_, f)| expected(f)), "{h:?}");
+}
+
+#[test]
+fn unchecking_upstream_server_is_named_when_its_client_cheats() {
+    let mut sim = Simulator::<Hg>::new(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        6,
+        net(),
+        21,
+    )
+    .unwrap();
+    // Client 4's upstream server is 4 mod 3 = 1; it forwards the bad proof unverified.
+    sim.add_adversary(Adversary::UncheckingServer {
+        server: ServerId(1),
+    });
+    sim.add_adversary(Adversary::BadProofClient {
+        client: ClientId(4),
+        round: 1,
+    });
+    sim.run_rounds(3, Duration::from_secs(60));
+    only_culprit_halted(
+        &sim,
+        ServerId(1),
+        |f| matches!(f, ServerFault::UncheckedSubmission { round: 1, client } if *client == ClientId(4)),
+    );
+}
+
+#[test]
+fn unchecking_server_with_honest_clients_goes_unnoticed() {
+    // Skipping the checks only matters when a client cheats: with honest clients the
+    // aggregates are right and rounds go on.
+    let mut sim = Simulator::<Hg>::new(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        6,
+        net(),
+        22,
+    )
+    .unwrap();
+    sim.add_adversary(Adversary::UncheckingServer {
+        server: ServerId(2),
+    });
+    sim.submit(5, b"through an unchecking server".to_vec())
+        .unwrap();
+    sim.run_rounds(3, Duration::from_secs(60));
+    assert!(halts(&sim).is_empty());
+    assert!(
+        delivered(&sim, Party::Client(ClientId(0)))
+            .contains(&b"through an unchecking server".to_vec())
+    );
+}
+
+#[test]
+fn wrong_aggregate_is_named() {
+    for mode in [
+        Mode::Verifiable(Verification::Eager),
+        Mode::Verifiable(Verification::Lazy),
+    ] {
+        let policy = Policy {
+            default_len: 128,
+            ..policy(mode)
+        };
+        let mut sim = Simulator::<Hg>::new(policy, 3, 6, net(), 23).unwrap();
+        sim.add_adversary(Adversary::WrongAggregateServer {
+            server: ServerId(2),
+            round: 1,
+        });
+        sim.submit(0, b"m0".to_vec()).unwrap();
+        sim.run_rounds(3, Duration::from_secs(60));
+        only_culprit_halted(&sim, ServerId(2), |f| {
+            matches!(f, ServerFault::WrongAggregate { round: 1, .. })
+        });
+        // No client was blamed for it.
+        for j in 0..3 {
+            assert!(excluded(&sim, j).is_empty(), "{mode:?}");
+        }
+    }
+}
+
+#[test]
+fn false_rejection_is_named() {
+    let mut sim = Simulator::<Hg>::new(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        6,
+        net(),
+        24,
+    )
+    .unwrap();
+    sim.add_adversary(Adversary::FalselyRejectingServer {
+        server: ServerId(0),
+        round: 1,
+    });
+    sim.run_rounds(3, Duration::from_secs(60));
+    // Server 0's first client is client 0, whose submission is valid.
+    only_culprit_halted(
+        &sim,
+        ServerId(0),
+        |f| matches!(f, ServerFault::FalseRejection { round: 1, client } if *client == ClientId(0)),
+    );
+    for j in 1..3 {
+        assert!(excluded(&sim, j).is_empty());
+    }
+}
+
+/// Rewrites server `server`'s round-`round` inventory so that it also lists client
+/// `capture_from`'s round-`round` submission (captured into `extra`) — or, with
+/// `second_version`, another submission signed by that client (its slot ciphertexts
+/// reversed) — re-signed by the server.
+fn list_in_inventory(
+    sim: &mut Simulator<Hg>,
+    server: ServerId,
+    round: u64,
+    extra: std::rc::Rc<std::cell::RefCell<Option<Vec<u8>>>>,
+    capture_from: ClientId,
+    second_version: bool,
+) {
+    use verdict_proto::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+    let key = sim.signing_key(Party::Server(server)).unwrap().clone();
+    let client_key = sim
+        .signing_key(Party::Client(capture_from))
+        .unwrap()
+        .clone();
+    let session = sim.server(0).unwrap().session().0;
+    let mut rng =
+        <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(5);
+    sim.set_tamper(Box::new(move |from, _to, bytes| {
+        let Ok(env) = Envelope::<Ristretto255>::from_bytes(&bytes) else {
+            return Some(bytes);
+        };
+        let h = env.header();
+        if from == Party::Client(capture_from) && h.kind == Kind::Submission && h.round == round {
+            let mut slot = extra.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(if second_version {
+                    let mut list = Reader::new(&env.payload).byte_list().unwrap();
+                    list.reverse();
+                    let mut w = Writer::new();
+                    write_byte_list(&mut w, &list);
+                    let payload = w.finish();
+                    Envelope::seal(
+                        &client_key,
+                        h.kind,
+                        h.sender,
+                        session,
+                        round,
+                        payload,
+                        &mut rng,
+                    )
+                    .to_bytes()
+                } else {
+                    bytes.clone()
+                });
+            }
+        }
+        if from == Party::Server(server) && h.kind == Kind::Inventory && h.round == round {
+            let Some(listed) = extra.borrow().clone() else {
+                return Some(bytes);
+            };
+            let mut r = Reader::new(&env.payload);
+            let (mut accepted, rejected, aggregates) = (
+                r.byte_list().unwrap(),
+                r.byte_list().unwrap(),
+                r.byte_list().unwrap(),
+            );
+            accepted.push(listed);
+            let mut w = Writer::new();
+            for list in [&accepted, &rejected, &aggregates] {
+                write_byte_list(&mut w, list);
+            }
+            let payload = w.finish();
+            return Some(
+                Envelope::seal(&key, h.kind, h.sender, session, round, payload, &mut rng)
+                    .to_bytes(),
+            );
+        }
+        Some(bytes)
+    }));
+}
+
+#[test]
+fn a_submission_listed_by_two_servers_counts_once() {
+    let mut sim = Simulator::<Hg>::new_paused(
+        policy(Mode::Verifiable(Verification::Eager)),
+        2,
+        4,
+        Network::default(),
+        25,
+    )
+    .unwrap();
+    // Server 1 also lists client 0's (genuine) round-1 submission, which server 0 lists too.
+    let captured = std::rc::Rc::new(std::cell::RefCell::new(None));
+    list_in_inventory(
+        &mut sim,
+        ServerId(1),
+        1,
+        captured.clone(),
+        ClientId(0),
+        false,
+    );
+    sim.start();
+    sim.submit(3, b"counted once".to_vec()).unwrap();
+    sim.run_rounds(3, Duration::from_secs(60));
+    assert!(captured.borrow().is_some());
+    assert!(halts(&sim).is_empty(), "{:?}", halts(&sim));
+    assert!(excluded(&sim, 0).is_empty());
+    assert!(delivered(&sim, Party::Client(ClientId(1))).contains(&b"counted once".to_vec()));
+}
+
+#[test]
+fn two_signed_versions_of_a_submission_exclude_the_client() {
+    use verdict_proto::wire::{Envelope, Kind, Writer, write_byte_list};
+    let mut sim = Simulator::<Hg>::new(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        6,
+        net(),
+        26,
+    )
+    .unwrap();
+    sim.run_rounds(1, Duration::from_secs(60));
+    // Client 0 (upstream server 0) signs a second round-1 submission, which server 2, colluding
+    // with it, lists as its own client's.
+    let c0 = Party::Client(ClientId(0));
+    let key = sim.signing_key(c0).unwrap().clone();
+    let session = sim.server(0).unwrap().session().0;
+    let open = sim.server(0).unwrap().open_slots().len();
+    let mut w = Writer::new();
+    write_byte_list(&mut w, &vec![Vec::new(); open]);
+    let mut rng =
+        <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(9);
+    let second = Envelope::seal(&key, Kind::Submission, c0, session, 1, w.finish(), &mut rng);
+    sim.server_mut(2).unwrap().also_list(second.to_bytes());
+    sim.submit(4, b"despite the double".to_vec()).unwrap();
+    sim.run_rounds(4, Duration::from_secs(60));
+    assert!(halts(&sim).is_empty(), "{:?}", halts(&sim));
+    for j in 0..3 {
+        assert_eq!(
+            excluded(&sim, j),
+            vec![(ClientId(0), ExclusionReason::DoubleSubmission { round: 1 })]
+        );
+    }
+    assert!(delivered(&sim, Party::Client(ClientId(1))).contains(&b"despite the double".to_vec()));
+}
