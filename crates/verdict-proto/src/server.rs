@@ -192,6 +192,8 @@ pub struct Server<S: ProtoSuite, R: RngCore + CryptoRng> {
     lie_in_blame: bool,
     skip_client_checks: bool,
     also_list: Vec<Vec<u8>>,
+    swap_aggregates_in: Option<u64>,
+    falsely_reject_in: Option<u64>,
 }
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Server<S, R> {
@@ -358,6 +360,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             lie_in_blame: false,
             skip_client_checks: false,
             also_list: Vec::new(),
+            swap_aggregates_in: None,
+            falsely_reject_in: None,
         };
         server.setup_progress();
         Ok(server)
@@ -432,6 +436,20 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     #[doc(hidden)]
     pub fn also_list(&mut self, envelope: Vec<u8>) {
         self.also_list.push(envelope);
+    }
+
+    /// Simulator adversary: in `round`, send (and use) the aggregates of the first two
+    /// verifiable slots swapped. Not for production use.
+    #[doc(hidden)]
+    pub fn swap_aggregates_in(&mut self, round: u64) {
+        self.swap_aggregates_in = Some(round);
+    }
+
+    /// Simulator adversary: in `round`, list the first accepted client as rejected (its
+    /// submission is valid). Not for production use.
+    #[doc(hidden)]
+    pub fn falsely_reject_in(&mut self, round: u64) {
+        self.falsely_reject_in = Some(round);
     }
 
     /// The slots open in the current round (empty before set-up completes).
@@ -1220,6 +1238,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 }
             }
         }
+        if self.falsely_reject_in == Some(round)
+            && let Some((&c, _)) = run.round.own.iter().next()
+            && let Some(sub) = run.round.own.remove(&c)
+        {
+            let slot = run.round.open.first().map_or(0, |o| o.slot);
+            run.round.own_rejected.push((c, slot, sub.envelope));
+        }
         let mut aggregates = Vec::with_capacity(run.round.open.len());
         let mut encoded = Vec::with_capacity(run.round.open.len());
         for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate() {
@@ -1241,6 +1266,15 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     .unwrap_or_default(),
             );
             aggregates.push(aggregate);
+        }
+        if self.swap_aggregates_in == Some(round) {
+            let filled: Vec<usize> = (0..aggregates.len())
+                .filter(|&k| aggregates.get(k).is_some_and(Option::is_some))
+                .collect();
+            if let (Some(&a), Some(&b)) = (filled.first(), filled.get(1)) {
+                aggregates.swap(a, b);
+                encoded.swap(a, b);
+            }
         }
         run.round.own_aggregates = aggregates;
         let list: Vec<Vec<u8>> = run.round.own.values().map(|s| s.envelope.clone()).collect();

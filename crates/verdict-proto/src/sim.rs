@@ -324,10 +324,25 @@ impl<S: ProtoSuite> Simulator<S> {
             // lives in the server, not in the link.
             s.lie_in_blame();
         }
-        if let Adversary::UncheckingServer { server } = adversary
-            && let Some(s) = self.servers.get_mut(server.0 as usize)
-        {
-            s.skip_client_checks();
+        // Server adversaries whose lie must be consistent (what it tells others is what it
+        // acts on) live in the server, not in the link.
+        match adversary {
+            Adversary::UncheckingServer { server } => {
+                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                    s.skip_client_checks();
+                }
+            }
+            Adversary::WrongAggregateServer { server, round } => {
+                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                    s.swap_aggregates_in(round);
+                }
+            }
+            Adversary::FalselyRejectingServer { server, round } => {
+                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                    s.falsely_reject_in(round);
+                }
+            }
+            _ => {}
         }
         self.adversaries.push(adversary);
     }
@@ -571,37 +586,6 @@ impl<S: ProtoSuite> Simulator<S> {
                         }
                     }
                 }
-                (Adversary::WrongAggregateServer { server, round }, Party::Server(s))
-                    if s == server && h.round == round && h.kind == Kind::Inventory =>
-                {
-                    // Every recipient (itself included) gets the same payload: no equivocation.
-                    let Some([accepted, rejected, mut aggregates]) = inventory_lists(&env.payload)
-                    else {
-                        continue;
-                    };
-                    let filled: Vec<usize> = (0..aggregates.len())
-                        .filter(|&k| aggregates.get(k).is_some_and(|a| !a.is_empty()))
-                        .collect();
-                    if let (Some(&a), Some(&b)) = (filled.first(), filled.get(1)) {
-                        aggregates.swap(a, b);
-                    }
-                    let payload = inventory_payload_of(&[accepted, rejected, aggregates]);
-                    bytes = self.reseal(who, &env, h.round, payload);
-                }
-                (Adversary::FalselyRejectingServer { server, round }, Party::Server(s))
-                    if s == server && h.round == round && h.kind == Kind::Inventory =>
-                {
-                    let Some([mut accepted, mut rejected, aggregates]) =
-                        inventory_lists(&env.payload)
-                    else {
-                        continue;
-                    };
-                    if !accepted.is_empty() {
-                        rejected.push(accepted.remove(0));
-                    }
-                    let payload = inventory_payload_of(&[accepted, rejected, aggregates]);
-                    bytes = self.reseal(who, &env, h.round, payload);
-                }
                 (Adversary::EquivocatingServer { server, round }, Party::Server(s))
                     if s == server
                         && h.round == round
@@ -721,24 +705,4 @@ impl<S: ProtoSuite> Simulator<S> {
             .filter(move |(_, p, _)| *p == who)
             .map(|(_, _, e)| e)
     }
-}
-
-/// A round inventory's three lists: accepted submissions, rejected submissions, aggregates.
-fn inventory_lists(payload: &[u8]) -> Option<[Vec<Vec<u8>>; 3]> {
-    let mut r = Reader::new(payload);
-    let lists = [
-        r.byte_list().ok()?,
-        r.byte_list().ok()?,
-        r.byte_list().ok()?,
-    ];
-    r.finish().ok()?;
-    Some(lists)
-}
-
-fn inventory_payload_of(lists: &[Vec<Vec<u8>>; 3]) -> Vec<u8> {
-    let mut w = Writer::new();
-    for list in lists {
-        write_byte_list(&mut w, list);
-    }
-    w.finish()
 }

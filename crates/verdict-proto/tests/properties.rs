@@ -173,6 +173,117 @@ proptest! {
     }
 }
 
+/// A misbehaving server of the per-server aggregation (see `adversaries.rs`).
+#[derive(Clone, Copy, Debug)]
+enum ServerAttack {
+    WrongAggregate,
+    FalseRejection,
+    /// Forwards a bad-proof client unverified (eager only).
+    Unchecking,
+}
+
+/// Runs a session in which server `culprit` misbehaves in round 1 and checks that the session
+/// halts naming it — and only it — and that no client is blamed for it.
+fn check_server_fault(
+    m: usize,
+    n: usize,
+    lazy: bool,
+    attack: ServerAttack,
+    culprit: u32,
+    seed: u64,
+) {
+    let mode = Mode::Verifiable(if lazy {
+        Verification::Lazy
+    } else {
+        Verification::Eager
+    });
+    let net = Network {
+        jitter: Duration::from_millis(seed % 40),
+        ..Network::default()
+    };
+    let policy = Policy {
+        default_len: 128,
+        ..policy(mode)
+    };
+    let mut sim =
+        Simulator::<HashingGenerator<Ristretto255>>::new(policy, m, n, net, seed).unwrap();
+    let server = ServerId(culprit % m as u32);
+    // The culprit's first client (clients are assigned to servers round-robin).
+    let its_client = ClientId(server.0);
+    match attack {
+        ServerAttack::WrongAggregate => {
+            sim.add_adversary(Adversary::WrongAggregateServer { server, round: 1 })
+        }
+        ServerAttack::FalseRejection => {
+            sim.add_adversary(Adversary::FalselyRejectingServer { server, round: 1 })
+        }
+        ServerAttack::Unchecking => {
+            sim.add_adversary(Adversary::UncheckingServer { server });
+            sim.add_adversary(Adversary::BadProofClient {
+                client: its_client,
+                round: 1,
+            });
+        }
+    }
+    sim.run_rounds(3, Duration::from_secs(600));
+    let mut named = false;
+    for j in 0..m as u32 {
+        for e in sim.events_of(Party::Server(ServerId(j))) {
+            match e {
+                Event::Halted {
+                    server: s, fault, ..
+                } => {
+                    assert_eq!(*s, server, "an honest server was named: {fault:?}");
+                    named |= matches!(
+                        (attack, fault),
+                        (
+                            ServerAttack::WrongAggregate,
+                            verdict_proto::ServerFault::WrongAggregate { round: 1, .. }
+                        ) | (
+                            ServerAttack::FalseRejection,
+                            verdict_proto::ServerFault::FalseRejection { round: 1, .. }
+                        ) | (
+                            ServerAttack::Unchecking,
+                            verdict_proto::ServerFault::UncheckedSubmission { round: 1, .. }
+                        )
+                    );
+                }
+                Event::Excluded { client, .. } => {
+                    assert!(
+                        matches!(attack, ServerAttack::Unchecking) && *client == its_client,
+                        "client {client:?} was blamed for a server's fault"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(named, "no server named {server:?} for {attack:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn aggregation_faults_name_only_the_server(
+        m in 2usize..=5,
+        extra in 0usize..=5,
+        lazy in any::<bool>(),
+        attack_i in 0u8..3,
+        culprit in any::<u32>(),
+        seed in any::<u64>(),
+    ) {
+        let attack = match attack_i {
+            0 => ServerAttack::WrongAggregate,
+            1 => ServerAttack::FalseRejection,
+            _ => ServerAttack::Unchecking,
+        };
+        // Skipping checks is a fault only where checks are due (eager).
+        let lazy = lazy && !matches!(attack, ServerAttack::Unchecking);
+        check_server_fault(m, m + extra, lazy, attack, culprit, seed);
+    }
+}
+
 #[test]
 fn fifty_clients_five_servers_hybrid_with_a_jammer() {
     check::<HashingGenerator<Ristretto255>>(
