@@ -66,6 +66,29 @@ pub trait Aggregating: Verifiable {
         ct: &Self::ServerCiphertext,
     ) -> Result<(), DcError>;
 
+    /// Verifies server `server`'s ciphertexts of several slots of one round over the same
+    /// accepted ids; on failure returns the positions in `items` of every invalid one.
+    /// Suites override this to share the per-server work across slots and batch the proofs;
+    /// `rng` draws batching weights and must be unpredictable to servers.
+    fn verify_server_slots_for<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        server: ServerId,
+        accepted: &[ClientId],
+        items: &[(&PreparedSlot<Self>, &Self::ServerCiphertext)],
+        rng: &mut R,
+    ) -> Result<(), Vec<usize>> {
+        let _ = rng;
+        let bad: Vec<usize> = items
+            .iter()
+            .enumerate()
+            .filter(|(_, (slot, ct))| {
+                Self::verify_server_for(session, slot, server, accepted, ct).is_err()
+            })
+            .map(|(k, _)| k)
+            .collect();
+        if bad.is_empty() { Ok(()) } else { Err(bad) }
+    }
+
     /// *Reveal* from aggregates that together cover the accepted set once, and all `M` server
     /// ciphertexts (server `j` at index `j`).
     fn reveal_aggregated(

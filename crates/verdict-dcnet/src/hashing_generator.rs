@@ -819,6 +819,58 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
             .map_err(|_| DcError::InvalidServerProof { server })
     }
 
+    /// One sum of the `N` commitments for all slots, and all slots' DLEQ proofs in one batch.
+    fn verify_server_slots_for<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        server: ServerId,
+        accepted: &[ClientId],
+        items: &[(&PreparedSlot<Self>, &HgServerCiphertext<G>)],
+        rng: &mut R,
+    ) -> Result<(), Vec<usize>> {
+        let all = || (0..items.len()).collect::<Vec<_>>();
+        if session.roster().server(server).is_err()
+            || check_accepted_ids(session.roster(), accepted).is_err()
+        {
+            return Err(all());
+        }
+        let mut v = G::identity();
+        for c in accepted {
+            let Some(commitment) = session.public().commitment(*c, server) else {
+                return Err(all());
+            };
+            v += *commitment;
+        }
+        let v = Encoded::new(v);
+        let mut bad = Vec::new();
+        let mut batch = BatchVerifier::<G>::with_capacity(items.len());
+        let mut index = Vec::with_capacity(items.len());
+        for (k, (slot, ct)) in items.iter().enumerate() {
+            let statement = (ct.elements.len() == slot.data().generators.len())
+                .then(|| {
+                    VectorDleq::new(
+                        Encoded::generator(),
+                        v.clone(),
+                        slot.data().negated().to_vec(),
+                        ct.elements.clone(),
+                    )
+                    .ok()
+                })
+                .flatten();
+            let Some(st) = statement else {
+                bad.push(k);
+                continue;
+            };
+            let t = Self::server_transcript(session, slot.slot_round(), server, accepted);
+            batch.add(&st, t, &ct.proof);
+            index.push(k);
+        }
+        if let Err(e) = batch.verify(rng) {
+            bad.extend(e.invalid.iter().filter_map(|&b| index.get(b).copied()));
+        }
+        bad.sort_unstable();
+        if bad.is_empty() { Ok(()) } else { Err(bad) }
+    }
+
     fn reveal_aggregated(
         session: &Session<Self>,
         slot: &PreparedSlot<Self>,

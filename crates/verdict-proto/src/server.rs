@@ -1740,10 +1740,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     return;
                 };
                 let verified = match prepared {
-                    Prepared::Ver(p) if S::AGGREGATES => {
-                        let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
-                        run.nets.verify_server_for(p, j, &ids, &ct)
-                    }
+                    // Checked below, all slots in one batch.
+                    Prepared::Ver(_) if S::AGGREGATES => Ok(()),
                     _ => {
                         let items = slot_items(&run.round.accepted, k);
                         run.nets.verify_server(prepared, j, &items, &ct)
@@ -1762,6 +1760,36 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 }
             }
             cts.push(ct);
+        }
+        if S::AGGREGATES && j != self.id {
+            // The verifiable slots' proofs over the ids of S, in one batch.
+            let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
+            let mut items = Vec::new();
+            let mut slots = Vec::new();
+            for ((open, prepared), ct) in run.round.open.iter().zip(&run.round.prepared).zip(&cts) {
+                if let Prepared::Ver(p) = prepared {
+                    items.push((p, ct));
+                    slots.push(open.slot);
+                }
+            }
+            if let Err(bad) = run
+                .nets
+                .verify_server_slots_for(j, &ids, &items, &mut self.rng)
+            {
+                let slot = bad
+                    .first()
+                    .and_then(|&b| slots.get(b))
+                    .copied()
+                    .unwrap_or(0);
+                return self.halt(
+                    j,
+                    ServerFault::InvalidCiphertext {
+                        round: round_no,
+                        slot,
+                    },
+                    evidence,
+                );
+            }
         }
         if let Some(slot) = run.round.server_cts.get_mut(j.0 as usize) {
             *slot = Some((evidence.into_iter().next().unwrap_or_default(), cts));

@@ -64,6 +64,15 @@ pub trait ProtoSuite:
         ct: &Self::ServerCiphertext,
     ) -> Result<(), DcError>;
 
+    /// See `verdict_dcnet::Aggregating::verify_server_slots_for`.
+    fn verify_server_slots_for<R: RngCore + CryptoRng + ?Sized>(
+        session: &Session<Self>,
+        server: ServerId,
+        accepted: &[ClientId],
+        items: &[(&PreparedSlot<Self>, &Self::ServerCiphertext)],
+        rng: &mut R,
+    ) -> Result<(), Vec<usize>>;
+
     /// See `verdict_dcnet::Aggregating::reveal_aggregated`.
     fn reveal_aggregated(
         session: &Session<Self>,
@@ -137,6 +146,16 @@ macro_rules! aggregating {
             ct: &Self::ServerCiphertext,
         ) -> Result<(), DcError> {
             <Self as Aggregating>::verify_server_for(session, slot, server, accepted, ct)
+        }
+
+        fn verify_server_slots_for<R: RngCore + CryptoRng + ?Sized>(
+            session: &Session<Self>,
+            server: ServerId,
+            accepted: &[ClientId],
+            items: &[(&PreparedSlot<Self>, &Self::ServerCiphertext)],
+            rng: &mut R,
+        ) -> Result<(), Vec<usize>> {
+            <Self as Aggregating>::verify_server_slots_for(session, server, accepted, items, rng)
         }
 
         fn reveal_aggregated(
@@ -218,6 +237,16 @@ impl<G: MessageGroup> ProtoSuite for ElGamal<G> {
         _: &Self::ServerCiphertext,
     ) -> Result<(), DcError> {
         Err(EAGER_ONLY_SUITE)
+    }
+
+    fn verify_server_slots_for<R: RngCore + CryptoRng + ?Sized>(
+        _: &Session<Self>,
+        _: ServerId,
+        _: &[ClientId],
+        items: &[(&PreparedSlot<Self>, &Self::ServerCiphertext)],
+        _: &mut R,
+    ) -> Result<(), Vec<usize>> {
+        Err((0..items.len()).collect())
     }
 
     fn reveal_aggregated(
@@ -430,19 +459,27 @@ impl<S: ProtoSuite> Nets<S> {
         }
     }
 
-    /// Verifies server `server`'s ciphertext of a verifiable slot over the accepted ids
-    /// (aggregating suites).
-    pub fn verify_server_for(
+    /// Verifies server `server`'s ciphertexts of the given verifiable slots over the accepted
+    /// ids in one batch (aggregating suites); on failure the positions of the invalid ones.
+    pub fn verify_server_slots_for<R: RngCore + CryptoRng + ?Sized>(
         &self,
-        prepared: &PreparedSlot<S>,
         server: ServerId,
         accepted: &[ClientId],
-        ct: &ServerCt<S>,
-    ) -> Result<(), DcError> {
-        match ct {
-            ServerCt::Ver(c) => S::verify_server_for(&self.ver, prepared, server, accepted, c),
-            ServerCt::Xor(_) => Err(DcError::InvalidServerProof { server }),
+        items: &[(&PreparedSlot<S>, &ServerCt<S>)],
+        rng: &mut R,
+    ) -> Result<(), Vec<usize>> {
+        let mut ver = Vec::with_capacity(items.len());
+        let mut bad = Vec::new();
+        for (k, (p, ct)) in items.iter().enumerate() {
+            match ct {
+                ServerCt::Ver(c) => ver.push((*p, c)),
+                ServerCt::Xor(_) => bad.push(k),
+            }
         }
+        if !bad.is_empty() {
+            return Err(bad);
+        }
+        S::verify_server_slots_for(&self.ver, server, accepted, &ver, rng)
     }
 
     /// The sum of a verifiable slot's given client ciphertexts (`None` for XOR slots).

@@ -682,3 +682,55 @@ fn two_signed_versions_of_a_submission_exclude_the_client() {
     }
     assert!(delivered(&sim, Party::Client(ClientId(1))).contains(&b"despite the double".to_vec()));
 }
+
+#[test]
+fn invalid_server_ciphertext_is_named_with_its_slot() {
+    use verdict_proto::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+    let mut sim = Simulator::<Hg>::new_paused(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        4,
+        Network::default(),
+        27,
+    )
+    .unwrap();
+    // Server 1 sends, to everyone, round-1 ciphertexts whose third slot carries another
+    // slot's ciphertext: well-formed, validly signed, but the proof is for the wrong slot.
+    let key = sim.signing_key(Party::Server(ServerId(1))).unwrap().clone();
+    let mut rng =
+        <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(3);
+    sim.set_tamper(Box::new(move |from, _to, bytes| {
+        let Ok(env) = Envelope::<Ristretto255>::from_bytes(&bytes) else {
+            return Some(bytes);
+        };
+        let h = env.header().clone();
+        if from != Party::Server(ServerId(1)) || h.kind != Kind::ServerCiphertexts || h.round != 1 {
+            return Some(bytes);
+        }
+        let mut list = Reader::new(&env.payload).byte_list().unwrap();
+        list[2] = list[0].clone();
+        let mut w = Writer::new();
+        write_byte_list(&mut w, &list);
+        let payload = w.finish();
+        Some(Envelope::seal(&key, h.kind, h.sender, h.session, 1, payload, &mut rng).to_bytes())
+    }));
+    sim.start();
+    sim.run_rounds(3, Duration::from_secs(60));
+    let h = halts(&sim);
+    for (server, fault) in &h {
+        assert_eq!(*server, ServerId(1), "{fault:?}");
+    }
+    // The two honest servers name the slot (slots are numbered from 0, all 4 open).
+    for j in [0, 2] {
+        assert!(
+            sim.events_of(Party::Server(ServerId(j))).any(|e| matches!(
+                e,
+                Event::Halted {
+                    fault: ServerFault::InvalidCiphertext { round: 1, slot: 2 },
+                    ..
+                }
+            )),
+            "server {j}: {h:?}"
+        );
+    }
+}

@@ -548,6 +548,23 @@ pub fn aggregation<C: verdict_dcnet::Aggregating>(n: usize, m: usize, len: usize
             ct
         })
         .collect();
+    // Several slots of one server at once: all valid; a ciphertext under the wrong slot is
+    // named by its position.
+    let other = PreparedSlot::new(&w.session, SlotRound::new(0, 9, len)).unwrap();
+    for (j, st) in w.servers.iter().enumerate() {
+        let server = ServerId(j as u32);
+        let mine = &server_cts[j];
+        let second = C::server_ciphertext_for(&w.session, &other, st, &ids, &mut r).unwrap();
+        let ok = [(&slot, mine), (&other, &second)];
+        C::verify_server_slots_for(&w.session, server, &ids, &ok, &mut r).unwrap();
+        let swapped = [(&slot, mine), (&slot, &second), (&other, &second)];
+        assert_eq!(
+            C::verify_server_slots_for(&w.session, server, &ids, &swapped, &mut r),
+            Err(vec![1])
+        );
+        let wrong_set = C::verify_server_slots_for(&w.session, server, &ids[1..], &ok, &mut r);
+        assert_eq!(wrong_set, Err(vec![0, 1]));
+    }
     let srefs: Vec<&C::ServerCiphertext> = server_cts.iter().collect();
     let arefs: Vec<&C::Aggregate> = aggregates.iter().collect();
     let direct = C::reveal(&w.session, &slot, &all, &srefs).unwrap();
