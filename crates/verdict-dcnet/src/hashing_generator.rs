@@ -827,6 +827,9 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         items: &[(&PreparedSlot<Self>, &HgServerCiphertext<G>)],
         rng: &mut R,
     ) -> Result<(), Vec<usize>> {
+        if items.is_empty() {
+            return Ok(());
+        }
         let all = || (0..items.len()).collect::<Vec<_>>();
         if session.roster().server(server).is_err()
             || check_accepted_ids(session.roster(), accepted).is_err()

@@ -71,8 +71,9 @@ type Rejected = (ClientId, u32, Vec<u8>);
 
 /// One server's inventory.
 struct Inventory<S: ProtoSuite> {
-    /// The server's signed inventory message: evidence against it.
-    envelope: Vec<u8>,
+    /// The server's signed inventory message: evidence against it (kept decoded; encoded only
+    /// when it becomes evidence).
+    envelope: Option<Envelope<S::G>>,
     /// The submissions it accepted.
     items: Vec<(ClientId, Submitted<S>)>,
     /// The submissions it rejected (each rejection checked on receipt).
@@ -84,7 +85,7 @@ struct Inventory<S: ProtoSuite> {
 
 /// What a round keeps of one server's inventory once the accepted set is known.
 struct Forwarded<S: ProtoSuite> {
-    envelope: Vec<u8>,
+    envelope: Option<Envelope<S::G>>,
     /// The per-slot aggregates the reveal uses for this server's clients.
     aggregates: Vec<Option<S::Aggregate>>,
     /// Whether `aggregates` are the server's own (to be checked if a slot fails) rather than
@@ -1304,7 +1305,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if j == self.id {
             // Our own inventory: its submissions were checked and decoded on arrival.
             let inventory = Inventory {
-                envelope: env.to_bytes(),
+                envelope: Some(env),
                 items: core::mem::take(&mut run.round.own).into_iter().collect(),
                 rejected: core::mem::take(&mut run.round.own_rejected),
                 aggregates: core::mem::take(&mut run.round.own_aggregates),
@@ -1413,7 +1414,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
             *slot = Some(Inventory {
-                envelope: env.to_bytes(),
+                envelope: Some(env),
                 items,
                 rejected,
                 aggregates,
@@ -1500,7 +1501,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 if eager && u != me && sub.envelope == envelope && fault.is_none() {
                     let evidence = forwarded
                         .get(u.0 as usize)
-                        .map(|f: &Forwarded<S>| vec![f.envelope.clone(), envelope.clone()])
+                        .and_then(|f: &Forwarded<S>| f.envelope.as_ref())
+                        .map(|e| vec![e.to_bytes(), envelope.clone()])
                         .unwrap_or_default();
                     fault = Some((
                         u,
@@ -1580,7 +1582,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                                 round: round_no,
                                 client: *c,
                             },
-                            vec![fw.envelope.clone()],
+                            fw.envelope.iter().map(Envelope::to_bytes).collect(),
                         ));
                     }
                 }
@@ -1600,7 +1602,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                         fault = Some((
                             server,
                             ServerFault::BadOutput { round: round_no },
-                            vec![fw.envelope.clone()],
+                            fw.envelope.iter().map(Envelope::to_bytes).collect(),
                         ));
                     }
                     _ => {}
@@ -1763,7 +1765,6 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         if S::AGGREGATES && j != self.id {
             // The verifiable slots' proofs over the ids of S, in one batch.
-            let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
             let mut items = Vec::new();
             let mut slots = Vec::new();
             for ((open, prepared), ct) in run.round.open.iter().zip(&run.round.prepared).zip(&cts) {
@@ -1772,10 +1773,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     slots.push(open.slot);
                 }
             }
-            if let Err(bad) = run
-                .nets
-                .verify_server_slots_for(j, &ids, &items, &mut self.rng)
-            {
+            let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
+            let checked = if items.is_empty() {
+                Ok(())
+            } else {
+                run.nets
+                    .verify_server_slots_for(j, &ids, &items, &mut self.rng)
+            };
+            if let Err(bad) = checked {
                 let slot = bad
                     .first()
                     .and_then(|&b| slots.get(b))
@@ -1876,7 +1881,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                         .round
                         .forwarded
                         .get(u.0 as usize)
-                        .map(|f| vec![f.envelope.clone()])
+                        .and_then(|f| f.envelope.as_ref())
+                        .map(|e| vec![e.to_bytes()])
                         .unwrap_or_default();
                     *fault = Some((
                         u,
@@ -1927,7 +1933,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                             round: round_no,
                             slot: open.slot,
                         },
-                        vec![fw.envelope.clone()],
+                        fw.envelope.iter().map(Envelope::to_bytes).collect(),
                     ));
                 }
             }
