@@ -1302,10 +1302,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let State::Running(run) = &mut self.state else {
             return;
         };
+        // A signed inventory is kept as evidence only while it can become some: when a slot's
+        // ciphertexts are vouched for by their server's sum. (Holding every inventory of an
+        // XOR round costs more than everything else the round does with them.)
+        let keep = run.round.open.iter().any(deferrable::<S>);
         if j == self.id {
             // Our own inventory: its submissions were checked and decoded on arrival.
             let inventory = Inventory {
-                envelope: Some(env),
+                envelope: keep.then_some(env),
                 items: core::mem::take(&mut run.round.own).into_iter().collect(),
                 rejected: core::mem::take(&mut run.round.own_rejected),
                 aggregates: core::mem::take(&mut run.round.own_aggregates),
@@ -1414,7 +1418,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
             *slot = Some(Inventory {
-                envelope: Some(env),
+                envelope: keep.then_some(env),
                 items,
                 rejected,
                 aggregates,
