@@ -150,6 +150,32 @@ impl<H: Group> ElementSum<H> {
         Ok(())
     }
 
+    /// The sum of `l`-element client ciphertexts (each length checked, naming its client).
+    pub(crate) fn of_clients<P>(
+        l: usize,
+        items: &[(ClientId, &crate::wire::Proven<H, P>)],
+    ) -> Result<Self, DcError> {
+        let mut sum = Self::neutral(l);
+        for (c, ct) in items {
+            sum.add(Party::Client(*c), &ct.elements)?;
+        }
+        Ok(sum)
+    }
+
+    /// The slot's combined elements: the sum of `aggregates` plus every server ciphertext
+    /// (server `j` at index `j`, each length checked, naming its server).
+    pub(crate) fn with_servers<P>(
+        l: usize,
+        aggregates: &[&Self],
+        servers: &[(u32, &crate::wire::Proven<H, P>)],
+    ) -> Result<Self, DcError> {
+        let mut acc = Self::sum(l, aggregates)?;
+        for (j, ct) in servers {
+            acc.add(Party::Server(ServerId(*j)), &ct.elements)?;
+        }
+        Ok(acc)
+    }
+
     /// Sums aggregates (each must have `l` elements) into one.
     pub(crate) fn sum(l: usize, parts: &[&Self]) -> Result<Self, DcError> {
         let mut out = Self::neutral(l);

@@ -738,11 +738,7 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         items: &[(ClientId, &HgClientCiphertext<G>)],
     ) -> Result<ElementSum<G>, DcError> {
         let _ = session;
-        let mut sum = ElementSum::neutral(slot.data().generators.len());
-        for (c, ct) in items {
-            sum.add(Party::Client(*c), &ct.elements)?;
-        }
-        Ok(sum)
+        ElementSum::of_clients(slot.data().generators.len(), items)
     }
 
     fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
@@ -881,10 +877,7 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         servers: &[&HgServerCiphertext<G>],
     ) -> Result<Option<Vec<u8>>, DcError> {
         let servers = indexed_servers(session.roster(), servers)?;
-        let mut acc = ElementSum::sum(slot.data().generators.len(), aggregates)?;
-        for (j, ct) in servers {
-            acc.add(Party::Server(ServerId(j)), &ct.elements)?;
-        }
+        let acc = ElementSum::with_servers(slot.data().generators.len(), aggregates, &servers)?;
         match framing::decode_message::<G>(acc.elements()) {
             Ok(m) => Ok(Some(m)),
             Err(FrameError::Empty) => Ok(None),

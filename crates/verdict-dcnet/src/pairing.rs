@@ -61,7 +61,7 @@ use self::gt_table::{
 };
 use crate::aggregate::{Aggregating, ElementSum, check_accepted_ids};
 use crate::error::{DcError, SetupError, WireError};
-use crate::ids::{ClientId, Party, ServerId, SlotRound, SuiteId};
+use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
     check_roster_key, combine_no_setup, indexed_servers,
@@ -702,11 +702,7 @@ impl<W: ChunkWidth> Aggregating for Pairing<W> {
         items: &[(ClientId, &ClientCiphertext)],
     ) -> Result<ElementSum<Gt>, DcError> {
         let _ = session;
-        let mut sum = ElementSum::neutral(slot.data().slot().elements);
-        for (c, ct) in items {
-            sum.add(Party::Client(*c), &ct.elements)?;
-        }
-        Ok(sum)
+        ElementSum::of_clients(slot.data().slot().elements, items)
     }
 
     fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
@@ -743,10 +739,7 @@ impl<W: ChunkWidth> Aggregating for Pairing<W> {
         servers: &[&ServerCiphertext],
     ) -> Result<Option<Vec<u8>>, DcError> {
         let servers = indexed_servers(session.roster(), servers)?;
-        let mut acc = ElementSum::sum(slot.data().slot().elements, aggregates)?;
-        for (j, ct) in servers {
-            acc.add(Party::Server(ServerId(j)), &ct.elements)?;
-        }
+        let acc = ElementSum::with_servers(slot.data().slot().elements, aggregates, &servers)?;
         match decode_message(GtTable::global(), W::BITS, acc.elements()) {
             Ok(msg) => Ok(Some(msg)),
             Err(GtFrameError::Empty) => Ok(None),
