@@ -199,8 +199,16 @@ impl<'a> Reader<'a> {
     }
     /// Reads a list of byte strings.
     pub fn byte_list(&mut self) -> Result<Vec<Vec<u8>>, WireError> {
+        Ok(self
+            .byte_slices()?
+            .into_iter()
+            .map(<[u8]>::to_vec)
+            .collect())
+    }
+    /// Reads a list of byte strings without copying them (an inventory carries megabytes).
+    pub fn byte_slices(&mut self) -> Result<Vec<&'a [u8]>, WireError> {
         let n = self.count()?;
-        (0..n).map(|_| self.bytes().map(<[u8]>::to_vec)).collect()
+        (0..n).map(|_| self.bytes()).collect()
     }
     /// Reads a party.
     pub fn party(&mut self) -> Result<Party, WireError> {
@@ -253,6 +261,12 @@ impl Header {
             .u64(self.round)
             .raw(&self.digest);
         w.finish()
+    }
+
+    /// Decodes the header at the start of `bytes` (of a signed header or an envelope) without
+    /// looking at the rest.
+    pub fn from_prefix(bytes: &[u8]) -> Result<Self, WireError> {
+        Self::read(&mut Reader::new(bytes))
     }
 
     fn read(r: &mut Reader<'_>) -> Result<Self, WireError> {
@@ -380,14 +394,36 @@ impl<G: Group> Envelope<G> {
     /// Decodes a message and checks that the payload matches the header's digest. The
     /// signature is checked by [`Envelope::verify`] (the caller knows the sender's key).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+        let (signed, payload) = Self::parse(bytes)?;
+        Ok(Self {
+            signed,
+            payload: payload.to_vec(),
+        })
+    }
+
+    /// Like [`Envelope::from_bytes`], but the payload is returned as a slice of `bytes`
+    /// instead of being copied.
+    pub fn parse(bytes: &[u8]) -> Result<(SignedHeader<G>, &[u8]), WireError> {
         let mut r = Reader::new(bytes);
         let signed = SignedHeader::read(&mut r)?;
-        let payload = r.bytes()?.to_vec();
+        let payload = r.bytes()?;
         r.finish()?;
-        if *blake3::hash(&payload).as_bytes() != signed.header.digest {
+        if *blake3::hash(payload).as_bytes() != signed.header.digest {
             return Err(WireError::Invalid("payload digest"));
         }
-        Ok(Self { signed, payload })
+        Ok((signed, payload))
+    }
+
+    /// The payload of an encoded envelope, neither checked against the header's digest nor
+    /// with its signature decoded: for envelopes that were checked when they arrived and kept
+    /// encoded.
+    pub fn payload_of(bytes: &[u8]) -> Result<&[u8], WireError> {
+        let mut r = Reader::new(bytes);
+        Header::read(&mut r)?;
+        r.raw(Signature::<G>::ENCODED_LEN)?;
+        let payload = r.bytes()?;
+        r.finish()?;
+        Ok(payload)
     }
 
     /// The header.
@@ -398,5 +434,76 @@ impl<G: Group> Envelope<G> {
     /// Verifies the sender's signature under `key`.
     pub fn verify(&self, key: &VerifyingKey<G>) -> Result<(), WireError> {
         self.signed.verify(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use verdict_group::Ristretto255;
+
+    use super::*;
+
+    fn sealed(payload: Vec<u8>) -> Envelope<Ristretto255> {
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        let key = SigningKey::<Ristretto255>::generate(&mut rng);
+        Envelope::seal(
+            &key,
+            Kind::Submission,
+            Party::Client(ClientId(7)),
+            [5; 32],
+            9,
+            payload,
+            &mut rng,
+        )
+    }
+
+    #[test]
+    fn borrowed_and_copied_decodings_agree() {
+        let mut w = Writer::new();
+        write_byte_list(&mut w, &[b"first".to_vec(), Vec::new(), vec![0xAB; 300]]);
+        let env = sealed(w.finish());
+        let bytes = env.to_bytes();
+        assert_eq!(Envelope::<Ristretto255>::from_bytes(&bytes).unwrap(), env);
+        let (signed, payload) = Envelope::<Ristretto255>::parse(&bytes).unwrap();
+        assert_eq!((&signed, payload), (&env.signed, env.payload.as_slice()));
+        assert_eq!(
+            Envelope::<Ristretto255>::payload_of(&bytes).unwrap(),
+            env.payload
+        );
+        assert_eq!(Header::from_prefix(&bytes).unwrap(), env.signed.header);
+        let slices = Reader::new(payload).byte_slices().unwrap();
+        let list = Reader::new(payload).byte_list().unwrap();
+        assert_eq!(slices, list.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        assert_eq!(slices.len(), 3);
+    }
+
+    #[test]
+    fn a_changed_payload_fails_the_digest_and_truncations_fail_cleanly() {
+        let env = sealed(b"payload".to_vec());
+        let mut bytes = env.to_bytes();
+        for cut in 0..bytes.len() {
+            let short = &bytes[..cut];
+            assert!(Envelope::<Ristretto255>::parse(short).is_err(), "cut {cut}");
+            assert!(
+                Envelope::<Ristretto255>::payload_of(short).is_err(),
+                "cut {cut}"
+            );
+        }
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        assert_eq!(
+            Envelope::<Ristretto255>::parse(&bytes).map(|_| ()),
+            Err(WireError::Invalid("payload digest"))
+        );
+        // Only for envelopes checked on receipt: it does not look at the digest.
+        assert!(Envelope::<Ristretto255>::payload_of(&bytes).is_ok());
+        // A count beyond the remaining bytes is an error, not an allocation.
+        let mut w = Writer::new();
+        w.count(u32::MAX as usize);
+        assert!(Reader::new(&w.finish()).byte_slices().is_err());
     }
 }
