@@ -249,7 +249,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         );
         self.transmits.push_back(Transmit {
             to,
-            bytes: env.to_bytes(),
+            bytes: env.to_bytes().into(),
         });
     }
 
@@ -715,12 +715,12 @@ fn verify_transcript<S: ProtoSuite>(
     payload: &[u8],
 ) -> Result<Verified<S>, WireError> {
     let mut r = Reader::new(payload);
-    let list = r.byte_list()?;
+    let list = r.byte_slices()?;
     r.finish()?;
     let mut log =
         SetupLog::<S>::new(config, session).map_err(|_| WireError::Invalid("set-up parameters"))?;
     for bytes in list {
-        let e = Envelope::<S::G>::from_bytes(&bytes)?;
+        let e = Envelope::<S::G>::from_bytes(bytes)?;
         let key = config
             .key_of(e.header().sender)
             .ok_or(WireError::Invalid("set-up sender"))?;

@@ -1,5 +1,7 @@
 //! What the state machines emit: transmissions and application events.
 
+use std::sync::Arc;
+
 use verdict_dcnet::{ClientId, Party, ServerId};
 
 use crate::error::{ExclusionReason, MessageError, ServerFault};
@@ -11,8 +13,10 @@ use crate::slot::Accusation;
 pub struct Transmit {
     /// The destination.
     pub to: Party,
-    /// The encoded message.
-    pub bytes: Vec<u8>,
+    /// The encoded message. Shared: a message for several peers (a server's broadcast, the
+    /// round output every client receives) is encoded and signed once, and its transmits
+    /// point at the same buffer, which can be megabytes (a server's inventory).
+    pub bytes: Arc<[u8]>,
 }
 
 /// An event for the application.

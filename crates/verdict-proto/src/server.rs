@@ -14,6 +14,7 @@
 
 use core::time::Duration;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{
@@ -32,7 +33,7 @@ use crate::slot::{
     split_payload, verify_slot,
 };
 use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite, ServerCt, ServerSecrets, XorOf};
-use crate::wire::{Envelope, Kind, Reader, SignedHeader, Writer, write_byte_list};
+use crate::wire::{Envelope, Header, Kind, Reader, SignedHeader, Writer, write_byte_list};
 
 /// What a server is waiting for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -604,12 +605,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         w.u32(server.0).bytes(format!("{fault:?}").as_bytes());
         write_byte_list(&mut w, &evidence);
         let env = self.seal(Kind::Alert, self.round(), w.finish());
-        let bytes = env.to_bytes();
+        let bytes: Arc<[u8]> = env.to_bytes().into();
         for j in 0..self.config.num_servers() as u32 {
             if j != self.id.0 {
                 self.transmits.push_back(Transmit {
                     to: Party::Server(ServerId(j)),
-                    bytes: bytes.clone(),
+                    bytes: Arc::clone(&bytes),
                 });
             }
         }
@@ -636,12 +637,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     /// Signs and sends to every other server, then processes our own copy.
     fn broadcast(&mut self, kind: Kind, round: u64, payload: Vec<u8>) {
         let env = self.seal(kind, round, payload);
-        let bytes = env.to_bytes();
+        let bytes: Arc<[u8]> = env.to_bytes().into();
         for j in 0..self.config.num_servers() as u32 {
             if j != self.id.0 {
                 self.transmits.push_back(Transmit {
                     to: Party::Server(ServerId(j)),
-                    bytes: bytes.clone(),
+                    bytes: Arc::clone(&bytes),
                 });
             }
         }
@@ -649,8 +650,20 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     }
 
     fn send(&mut self, to: Party, kind: Kind, round: u64, payload: Vec<u8>) {
-        let bytes = self.seal(kind, round, payload).to_bytes();
+        let bytes = self.seal(kind, round, payload).to_bytes().into();
         self.transmits.push_back(Transmit { to, bytes });
+    }
+
+    /// Signs one message and sends it to each of `clients` (an envelope names no recipient,
+    /// so one signature and one buffer serve them all).
+    fn send_to_clients(&mut self, clients: &[ClientId], kind: Kind, round: u64, payload: Vec<u8>) {
+        let bytes: Arc<[u8]> = self.seal(kind, round, payload).to_bytes().into();
+        for c in clients {
+            self.transmits.push_back(Transmit {
+                to: Party::Client(*c),
+                bytes: Arc::clone(&bytes),
+            });
+        }
     }
 
     /// Handles bytes received from `from`.
@@ -750,12 +763,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let mut w = Writer::new();
         write_byte_list(&mut w, &heads);
         let env = self.seal(Kind::Echo, round, w.finish());
-        let bytes = env.to_bytes();
+        let bytes: Arc<[u8]> = env.to_bytes().into();
         for j in 0..m {
             if j != self.id.0 {
                 self.transmits.push_back(Transmit {
                     to: Party::Server(ServerId(j)),
-                    bytes: bytes.clone(),
+                    bytes: Arc::clone(&bytes),
                 });
             }
         }
@@ -763,20 +776,32 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
 
     fn handle_echo(&mut self, env: &Envelope<S::G>) {
         let from = env.header().sender;
-        let Ok(list) = Reader::new(&env.payload).byte_list() else {
+        let Ok(list) = Reader::new(&env.payload).byte_slices() else {
             return self.reject(MessageError::Malformed {
                 from,
                 source: WireError::Invalid("echo"),
             });
         };
         for bytes in list {
-            let Ok(signed) = SignedHeader::<S::G>::from_bytes(&bytes) else {
+            let Ok(h) = Header::from_prefix(bytes) else {
                 continue;
             };
-            let h = &signed.header;
             if h.session != self.session.0 || !matches!(h.sender, Party::Server(_)) {
                 continue;
             }
+            // The usual case: the statement we already hold (and verified). Only a different
+            // header can be equivocation, so only then is the signature worth checking.
+            if self
+                .headers
+                .get(&(h.kind, h.sender, h.round))
+                .is_some_and(|prev| prev.header == h)
+            {
+                continue;
+            }
+            let Ok(signed) = SignedHeader::<S::G>::from_bytes(bytes) else {
+                continue;
+            };
+            let h = &signed.header;
             let Some(key) = self.config.key_of(h.sender) else {
                 continue;
             };
@@ -992,9 +1017,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let mut w = Writer::new();
         write_byte_list(&mut w, &transcript);
         let payload = w.finish();
-        for c in self.clients.clone() {
-            self.send(Party::Client(c), Kind::SetupTranscript, 0, payload.clone());
-        }
+        let clients: Vec<ClientId> = self.clients.iter().copied().collect();
+        self.send_to_clients(&clients, Kind::SetupTranscript, 0, payload);
         self.events.push_back(Event::SetupComplete {
             slots,
             own_slot: None,
@@ -1094,7 +1118,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         all: bool,
     ) -> Result<Vec<Option<ClientCt<S>>>, WireError> {
         let mut r = Reader::new(payload);
-        let list = r.byte_list()?;
+        let list = r.byte_slices()?;
         r.finish()?;
         if list.len() != open.len() {
             return Err(WireError::Invalid("number of slot ciphertexts"));
@@ -1324,9 +1348,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         // Only a server can have put an unsigned or malformed submission in its inventory.
         let bad = |this: &mut Self| this.bad_message(j, round_no, &env);
         let mut r = Reader::new(&env.payload);
-        let (Ok(list), Ok(rejected_list), Ok(aggregate_list), Ok(())) =
-            (r.byte_list(), r.byte_list(), r.byte_list(), r.finish())
-        else {
+        let (Ok(list), Ok(rejected_list), Ok(aggregate_list), Ok(())) = (
+            r.byte_slices(),
+            r.byte_slices(),
+            r.byte_slices(),
+            r.finish(),
+        ) else {
             return bad(self);
         };
         if aggregate_list.len() != open.len() {
@@ -1338,10 +1365,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let mut envelopes = Vec::with_capacity(list.len() + rejected_list.len());
         let mut listed = BTreeSet::new();
         for bytes in list.into_iter().chain(rejected_list) {
-            let Ok(e) = Envelope::<S::G>::from_bytes(&bytes) else {
+            let Ok((signed, payload)) = Envelope::<S::G>::parse(bytes) else {
                 return bad(self);
             };
-            let h = e.header();
+            let h = &signed.header;
             let (Party::Client(c), Kind::Submission, true, true) =
                 (h.sender, h.kind, h.session == session, h.round == round_no)
             else {
@@ -1353,11 +1380,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             if !listed.insert(c) {
                 return bad(self);
             }
-            envelopes.push((c, key, e, bytes));
+            envelopes.push((c, key, signed, payload, bytes));
         }
         let signed: Vec<_> = envelopes
             .iter()
-            .map(|(_, k, e, _)| (*k, &e.signed))
+            .map(|(_, k, signed, _, _)| (*k, signed))
             .collect();
         if crate::wire::verify_batch(&signed, &mut self.rng).is_err() {
             return bad(self);
@@ -1377,17 +1404,17 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         let mut items = Vec::with_capacity(n_accepted);
         let mut rejected = Vec::new();
-        for (pos, (c, _, e, bytes)) in envelopes.into_iter().enumerate() {
+        for (pos, (c, _, _, payload, bytes)) in envelopes.into_iter().enumerate() {
             if pos < n_accepted {
                 // Ciphertexts of verifiable slots stay encoded: this server vouches for them
                 // with its aggregate, and we decode them only if the slot fails to reveal.
-                let Ok(cts) = Self::decode_submission(&open, &e.payload, false) else {
+                let Ok(cts) = Self::decode_submission(&open, payload, false) else {
                     return bad(self);
                 };
                 items.push((
                     c,
                     Submitted {
-                        envelope: bytes,
+                        envelope: bytes.to_vec(),
                         cts,
                     },
                 ));
@@ -1399,8 +1426,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 return;
             };
             let prepared = &run.round.prepared;
-            match first_invalid_slot(&run.nets, &open, prepared, c, &e.payload, &mut self.rng) {
-                Some(slot) => rejected.push((c, slot, bytes)),
+            match first_invalid_slot(&run.nets, &open, prepared, c, payload, &mut self.rng) {
+                Some(slot) => rejected.push((c, slot, bytes.to_vec())),
                 None => {
                     return self.halt(
                         j,
@@ -1724,7 +1751,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 return self.halt(j, ServerFault::CommitMismatch { round: round_no }, evidence);
             }
         }
-        let list = match Reader::new(&env.payload).byte_list() {
+        let list = match Reader::new(&env.payload).byte_slices() {
             Ok(l) if l.len() == run.round.open.len() => l,
             _ => return self.halt(j, ServerFault::BadOutput { round: round_no }, evidence),
         };
@@ -2043,10 +2070,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let accusations = core::mem::take(&mut run.round.accusations);
         let excluded_now = core::mem::take(&mut run.round.excluded_now);
         // Archive what blame needs, then move to the next round.
+        // Only hybrid blame looks back, at an XOR slot's submissions: rounds without XOR slots
+        // keep none, and the others keep them encoded (the signed envelope is the evidence, a
+        // blamed slot is decoded again), so a server's memory is not three rounds of both.
+        let has_xor = run.round.open.iter().any(|o| o.kind == SlotKind::Xor);
+        let mut accepted = core::mem::take(&mut run.round.accepted);
+        if has_xor {
+            for sub in accepted.values_mut() {
+                sub.cts = Vec::new();
+            }
+        } else {
+            accepted = BTreeMap::new();
+        }
         let archived = Archived {
             open: run.round.open.clone(),
             outputs: result.slots.iter().map(|(_, o)| o.clone()).collect(),
-            accepted: core::mem::take(&mut run.round.accepted),
+            accepted,
             server_cts: run
                 .round
                 .server_cts
@@ -2074,14 +2113,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 );
             }
         }
-        for c in clients {
-            self.send(
-                Party::Client(c),
-                Kind::RoundOutput,
-                round_no,
-                payload.clone(),
-            );
-        }
+        self.send_to_clients(&clients, Kind::RoundOutput, round_no, payload);
         for (c, reason, evidence) in excluded_now {
             self.excluded.insert(c);
             self.events.push_back(Event::Excluded {
@@ -2247,10 +2279,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Some(arch) = run.history.get(&acc.round) else {
             return;
         };
-        let Some(k) = arch
+        let Some((k, open)) = arch
             .open
             .iter()
-            .position(|o| o.kind == SlotKind::Xor && o.slot == acc.slot)
+            .enumerate()
+            .find(|(_, o)| o.kind == SlotKind::Xor && o.slot == acc.slot)
         else {
             return;
         };
@@ -2280,10 +2313,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         // 2. The first client whose ciphertext bit differs from the XOR of its pad bits.
         let mut suspect = None;
         for (idx, c) in blame.clients.iter().enumerate() {
-            let sent = arch.accepted.get(c).and_then(|s| match s.cts.get(k) {
-                Some(Some(ClientCt::Xor(x))) => x.bit(acc.bit),
-                _ => None,
-            });
+            // Archived submissions are kept encoded (see `certify`).
+            let sent =
+                arch.accepted
+                    .get(c)
+                    .and_then(|s| match client_ct::<S>(open, &s.envelope, k) {
+                        Some(ClientCt::Xor(x)) => x.bit(acc.bit),
+                        _ => None,
+                    });
             let pads = blame.bits.iter().flatten().fold(false, |a, (bits, _)| {
                 a ^ bits.get(idx).copied().unwrap_or(false)
             });
@@ -2543,7 +2580,7 @@ fn first_invalid_slot<S: ProtoSuite, R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Option<u32> {
     let first = open.first().map_or(0, |o| o.slot);
-    let Ok(list) = Reader::new(payload).byte_list() else {
+    let Ok(list) = Reader::new(payload).byte_slices() else {
         return Some(first);
     };
     if list.len() != open.len() {
@@ -2568,15 +2605,18 @@ fn deferrable<S: ProtoSuite>(open: &OpenSlot) -> bool {
 
 /// Decodes the `k`-th slot ciphertext of a submission whose decoding was deferred (`None`:
 /// the client signed a malformed ciphertext, which its upstream server should have refused).
+/// Decodes slot `k`'s ciphertext from a submission envelope kept encoded (checked on receipt).
+fn client_ct<S: ProtoSuite>(open: &OpenSlot, envelope: &[u8], k: usize) -> Option<ClientCt<S>> {
+    let payload = Envelope::<S::G>::payload_of(envelope).ok()?;
+    let list = Reader::new(payload).byte_slices().ok()?;
+    Nets::<S>::decode_client(open, list.get(k)?)
+}
+
 fn decode_deferred<S: ProtoSuite>(open: &OpenSlot, sub: &mut Submitted<S>, k: usize) -> bool {
     if sub.cts.get(k).is_some_and(Option::is_some) {
         return true;
     }
-    let decoded = Envelope::<S::G>::from_bytes(&sub.envelope)
-        .ok()
-        .and_then(|e| Reader::new(&e.payload).byte_list().ok())
-        .and_then(|list| list.get(k).and_then(|b| Nets::<S>::decode_client(open, b)));
-    match (decoded, sub.cts.get_mut(k)) {
+    match (client_ct::<S>(open, &sub.envelope, k), sub.cts.get_mut(k)) {
         (Some(ct), Some(slot)) => {
             *slot = Some(ct);
             true

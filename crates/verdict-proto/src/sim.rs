@@ -8,6 +8,7 @@
 
 use core::time::Duration;
 use std::collections::{BTreeMap, BinaryHeap};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rand_chacha::ChaCha20Rng;
@@ -130,7 +131,7 @@ struct Pending {
     seq: u64,
     from: Party,
     to: Party,
-    bytes: Vec<u8>,
+    bytes: Arc<[u8]>,
 }
 
 impl Ord for Pending {
@@ -303,7 +304,7 @@ impl<S: ProtoSuite> Simulator<S> {
             seq: self.seq,
             from,
             to,
-            bytes,
+            bytes: bytes.into(),
         });
     }
 
@@ -434,15 +435,21 @@ impl<S: ProtoSuite> Simulator<S> {
             self.events.push((self.now, who, e));
         }
         for t in out {
-            let Some(bytes) = self.misbehave(who, t.to, t.bytes) else {
-                continue;
-            };
-            let bytes = match self.tamper.as_mut() {
-                Some(h) => match h(who, t.to, bytes) {
-                    Some(b) => b,
-                    None => continue,
-                },
-                None => bytes,
+            // Adversaries and the tamper hook rewrite bytes; without them a transmission's
+            // shared buffer goes onto the link as it is.
+            let bytes: Arc<[u8]> = if self.adversaries.is_empty() && self.tamper.is_none() {
+                t.bytes
+            } else {
+                let Some(bytes) = self.misbehave(who, t.to, t.bytes.to_vec()) else {
+                    continue;
+                };
+                match self.tamper.as_mut() {
+                    Some(h) => match h(who, t.to, bytes) {
+                        Some(b) => b.into(),
+                        None => continue,
+                    },
+                    None => bytes.into(),
+                }
             };
             let free = self
                 .link_free

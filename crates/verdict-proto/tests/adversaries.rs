@@ -296,6 +296,93 @@ fn equivocating_server_is_detected() {
     )));
 }
 
+/// Puts into an echo from server 2 to server 0 a header of server 1's round-2 inventory with a
+/// payload digest server 1 never sent, signed with `signer`'s key.
+fn inject_echoed_inventory_header(sim: &mut Simulator<Hg>, signer: Party) {
+    use verdict_proto::wire::{Envelope, Kind, Writer, write_byte_list};
+    let session = sim.server(0).unwrap().session().0;
+    let mut rng =
+        <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(9);
+    let key = sim.signing_key(signer).unwrap().clone();
+    let mut other = Envelope::seal(
+        &key,
+        Kind::Inventory,
+        Party::Server(ServerId(1)),
+        session,
+        2,
+        b"an inventory server 1 never sent".to_vec(),
+        &mut rng,
+    );
+    if signer != Party::Server(ServerId(1)) {
+        // Re-labelled after signing: the signature is not server 1's.
+        other.signed.header.sender = Party::Server(ServerId(1));
+    }
+    let mut w = Writer::new();
+    write_byte_list(&mut w, &[other.signed.to_bytes()]);
+    let relay = sim.signing_key(Party::Server(ServerId(2))).unwrap().clone();
+    let echo = Envelope::seal(
+        &relay,
+        Kind::Echo,
+        Party::Server(ServerId(2)),
+        session,
+        2,
+        w.finish(),
+        &mut rng,
+    );
+    sim.inject(
+        Party::Server(ServerId(2)),
+        Party::Server(ServerId(0)),
+        echo.to_bytes(),
+    );
+}
+
+#[test]
+fn echoed_header_differing_from_the_message_received_is_equivocation() {
+    let mut sim = Simulator::<Hg>::new(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        4,
+        net(),
+        31,
+    )
+    .unwrap();
+    sim.run_rounds(2, Duration::from_secs(120));
+    assert!(halts(&sim).is_empty());
+    inject_echoed_inventory_header(&mut sim, Party::Server(ServerId(1)));
+    sim.run_rounds(4, Duration::from_secs(240));
+    let by_server_0: Vec<ServerFault> = sim
+        .events_of(Party::Server(ServerId(0)))
+        .filter_map(|e| match e {
+            Event::Halted { server, fault, .. } if *server == ServerId(1) => Some(fault.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        matches!(by_server_0.as_slice(), [ServerFault::Equivocation { .. }]),
+        "{by_server_0:?}"
+    );
+    for (server, fault) in halts(&sim) {
+        assert_eq!(server, ServerId(1), "{fault:?}");
+    }
+}
+
+#[test]
+fn echoed_header_with_a_forged_signature_is_ignored() {
+    let mut sim = Simulator::<Hg>::new(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        4,
+        net(),
+        31,
+    )
+    .unwrap();
+    sim.run_rounds(2, Duration::from_secs(120));
+    inject_echoed_inventory_header(&mut sim, Party::Server(ServerId(2)));
+    sim.run_rounds(4, Duration::from_secs(240));
+    assert!(halts(&sim).is_empty(), "{:?}", halts(&sim));
+    assert!((0..3).all(|j| sim.server(j).unwrap().round() >= 4));
+}
+
 #[test]
 fn hybrid_equivocating_commit_is_detected() {
     let mut sim =
