@@ -11,8 +11,9 @@
 //!   finished set-up (client keys, shuffles, decryption, suite set-up), and CPU of the one
 //!   client that verified the transcript (clients of the simulator share that verification),
 //!   which also includes building its round-0 submission;
-//! - **round**: CPU of the busiest server per round, averaged over the measured rounds (round 0
-//!   is left out as warm-up), and the estimated wall-clock per round (simulated 10 ms links plus
+//! - **round**: CPU of the busiest server per round, the median over the measured rounds (round
+//!   0 is left out as warm-up; three rounds for the hybrid at every N, and for pure Verdict three,
+//!   two or one as N grows), and the estimated wall-clock per round (simulated 10 ms links plus
 //!   the slowest server's and slowest client's CPU, see [`super::drive`]);
 //! - **blame** (hybrid): a jamming client starts corrupting every XOR slot; CPU of the busiest
 //!   server from the first accusation reaching the servers to every server's verdict.
@@ -84,10 +85,12 @@ fn policy(v: Variant) -> Policy {
     }
 }
 
-/// Rounds measured after the warm-up round: fewer at large N, where one simulated round means
-/// every client building 16 proofs in this one process.
-fn measured_rounds(n: usize) -> u64 {
+/// Rounds measured after the warm-up round: fewer at large N for pure Verdict, where one
+/// simulated round means every client building 16 proofs in this one process. Hybrid rounds
+/// are cheap for clients (XOR pads only), so they are measured three times at every N.
+fn measured_rounds(v: Variant, n: usize) -> u64 {
     match n {
+        _ if v.mode.is_hybrid() => 3,
         0..=64 => 3,
         65..=256 => 2,
         _ => 1,
@@ -120,9 +123,16 @@ struct Measured {
 }
 
 impl Measured {
-    fn mean_round(&self, f: impl Fn(&RoundCost) -> Duration) -> f64 {
-        let n = self.round.len().max(1) as f64;
-        self.round.iter().map(|r| secs(f(r))).sum::<f64>() / n
+    /// The median over the measured rounds: a round during which the (virtual) machine
+    /// stalled shifts a mean but not the median (of three or more).
+    fn median_round(&self, f: impl Fn(&RoundCost) -> Duration) -> f64 {
+        let mut v: Vec<f64> = self.round.iter().map(|r| secs(f(r))).collect();
+        v.sort_by(f64::total_cmp);
+        match v.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        }
     }
 }
 
@@ -219,7 +229,7 @@ impl MacroBench for Fig7 {
                  round; one process, one core at a time; simulated links 10 ms"
             ),
             "CPU series: busiest server (set-up, round, blame) or the one client that verified \
-             the set-up transcript (includes its round-0 submission); round values are the mean \
+             the set-up transcript (includes its round-0 submission); round values are the median \
              over the measured rounds after a warm-up round"
                 .to_owned(),
             "wall-clock series are estimates: simulated network time + slowest server CPU + \
@@ -240,8 +250,8 @@ impl MacroBench for Fig7 {
         };
         let mut at_max: Vec<(Variant, Measured)> = Vec::new();
         for (k, &n) in ns.iter().enumerate() {
-            let rounds = measured_rounds(n);
             for v in [EAGER, LAZY, HYBRID] {
+                let rounds = measured_rounds(v, n);
                 let started = std::time::Instant::now();
                 let hybrid = v.mode.is_hybrid();
                 let m = measure(v, n, rounds, hybrid, 7000 + n as u64)?;
@@ -251,7 +261,7 @@ impl MacroBench for Fig7 {
                     v.label,
                     secs(m.setup_server),
                     secs(m.setup_client),
-                    m.mean_round(|r| r.server_cpu),
+                    m.median_round(|r| r.server_cpu),
                     m.blame_server
                         .map(|b| format!(", blame {:.3} s server CPU", secs(b)))
                         .unwrap_or_default(),
@@ -264,12 +274,12 @@ impl MacroBench for Fig7 {
                 push(
                     &format!("{} round, server CPU", v.label),
                     n,
-                    m.mean_round(|r| r.server_cpu),
+                    m.median_round(|r| r.server_cpu),
                 );
                 push(
                     &format!("{} round, est. wall-clock", v.label),
                     n,
-                    m.mean_round(RoundCost::estimated_wall),
+                    m.median_round(RoundCost::estimated_wall),
                 );
                 if let Some(b) = m.blame_server {
                     push("hybrid blame, server CPU", n, secs(b));
@@ -303,7 +313,7 @@ fn target_notes(n: usize, at_max: &[(Variant, Measured)]) -> Vec<String> {
         format!(" (measured at N = {n} only: the targets are for N = 1024)")
     };
     for (v, m) in at_max {
-        let round = m.mean_round(|r| r.server_cpu);
+        let round = m.median_round(|r| r.server_cpu);
         if v.label == EAGER.label {
             out.push(format!(
                 "target: eager round <= {TARGET_EAGER_ROUND} s server CPU at N = 1024: \
@@ -331,4 +341,39 @@ fn target_notes(n: usize, at_max: &[(Variant, Measured)]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_rounds(ms: &[u64]) -> Measured {
+        Measured {
+            round: ms
+                .iter()
+                .map(|&t| RoundCost {
+                    server_cpu: Duration::from_millis(t),
+                    ..RoundCost::default()
+                })
+                .collect(),
+            ..Measured::default()
+        }
+    }
+
+    #[test]
+    fn a_stalled_round_does_not_move_the_median() {
+        let cpu = |r: &RoundCost| r.server_cpu;
+        assert_eq!(with_rounds(&[70, 400, 68]).median_round(cpu), 0.070);
+        assert_eq!(with_rounds(&[80, 60]).median_round(cpu), 0.070);
+        assert_eq!(with_rounds(&[55]).median_round(cpu), 0.055);
+        assert_eq!(with_rounds(&[]).median_round(cpu), 0.0);
+    }
+
+    #[test]
+    fn hybrid_rounds_are_measured_three_times_at_every_n() {
+        for n in FULL_N {
+            assert_eq!(measured_rounds(HYBRID, n), 3);
+        }
+        assert_eq!(measured_rounds(EAGER, 1024), 1);
+    }
 }
