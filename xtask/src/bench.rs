@@ -247,7 +247,10 @@ fn run_macros(o: &Options, ok: &mut bool) -> Result<(Vec<MacroReport>, Skipped),
         Some(f) => Some(Regex::new(f).map_err(|e| e.to_string())?),
         None => None,
     };
-    let config = MacroConfig { quick: o.quick };
+    let config = MacroConfig {
+        quick: o.quick,
+        ..MacroConfig::default()
+    };
     let mut reports = Vec::new();
     let mut skipped = Vec::new();
     for entry in registry() {

@@ -25,6 +25,10 @@ pub struct MacroConfig {
     /// `cargo xtask bench --quick`: use fewer and smaller points (the whole run must finish in
     /// minutes on two cores); the report should say which points it dropped in its notes.
     pub quick: bool,
+    /// Measure only the largest point of the full run (where the issues' targets are stated),
+    /// for a check that fits in a quiet stretch of a shared machine. Benchmarks without a
+    /// natural largest point ignore it.
+    pub largest_only: bool,
 }
 
 /// One measured point: `y` of `series` at `x`.

@@ -11,9 +11,10 @@
 //!   finished set-up (client keys, shuffles, decryption, suite set-up), and CPU of the one
 //!   client that verified the transcript (clients of the simulator share that verification),
 //!   which also includes building its round-0 submission;
-//! - **round**: CPU of the busiest server per round, the median over the measured rounds (round
-//!   0 is left out as warm-up; three rounds for the hybrid at every N, and for pure Verdict three,
-//!   two or one as N grows), and the estimated wall-clock per round (simulated 10 ms links plus
+//! - **round**: CPU of the busiest server per round, the median over the measured rounds (after
+//!   warm-up: round 0 for pure Verdict, rounds 0–3 for the hybrid, whose servers keep three
+//!   rounds of submissions for blame; three measured rounds for the hybrid at every N, and for
+//!   pure Verdict three, two or one as N grows), and the estimated wall-clock per round (simulated 10 ms links plus
 //!   the slowest server's and slowest client's CPU, see [`super::drive`]);
 //! - **blame** (hybrid): a jamming client starts corrupting every XOR slot; CPU of the busiest
 //!   server from the first accusation reaching the servers to every server's verdict.
@@ -85,7 +86,7 @@ fn policy(v: Variant) -> Policy {
     }
 }
 
-/// Rounds measured after the warm-up round: fewer at large N for pure Verdict, where one
+/// Rounds measured after the warm-up: fewer at large N for pure Verdict, where one
 /// simulated round means every client building 16 proofs in this one process. Hybrid rounds
 /// are cheap for clients (XOR pads only), so they are measured three times at every N.
 fn measured_rounds(v: Variant, n: usize) -> u64 {
@@ -95,6 +96,14 @@ fn measured_rounds(v: Variant, n: usize) -> u64 {
         65..=256 => 2,
         _ => 1,
     }
+}
+
+/// Rounds run before measuring. A hybrid server keeps the last three rounds' submissions for
+/// blame, so its memory use grows (fresh, page-faulting allocations) until round 3 and is
+/// recycled from round 4 on: the steady state of a long-running server. Pure Verdict rounds
+/// keep nothing, one warm-up round suffices.
+fn warmup_rounds(v: Variant) -> u64 {
+    if v.mode.is_hybrid() { 4 } else { 1 }
 }
 
 /// Far beyond any simulated time a session of the figure needs.
@@ -136,7 +145,7 @@ impl Measured {
     }
 }
 
-/// Runs set-up, the warm-up round and `rounds` measured rounds of one session, then (if
+/// Runs set-up, the warm-up rounds and `rounds` measured rounds of one session, then (if
 /// `blame`) a jammer and the blame it triggers.
 fn measure(
     v: Variant,
@@ -168,18 +177,24 @@ fn measure(
     // Round 0's submissions were built before any message was queued: queued now, they go
     // out from round 1 on.
     feed_owners(&mut sim, &owners, len, 1);
-    drive::run_round(&mut sim, 0, DEADLINE)?;
-    for r in 1..=rounds {
-        feed_owners(&mut sim, &owners, len, r + 1);
-        m.round.push(drive::run_round(&mut sim, r, DEADLINE)?);
+    let warmup = warmup_rounds(v);
+    for r in 0..warmup + rounds {
+        if r > 0 {
+            feed_owners(&mut sim, &owners, len, r + 1);
+        }
+        let cost = drive::run_round(&mut sim, r, DEADLINE)?;
+        if r >= warmup {
+            m.round.push(cost);
+        }
     }
     if blame {
+        let next = warmup + rounds;
         let jammer = ClientId((n - 1) as u32);
         sim.add_adversary(Adversary::JammingClient {
             client: jammer,
-            from_round: rounds + 1,
+            from_round: next,
         });
-        feed_owners(&mut sim, &owners, len, rounds + 2);
+        feed_owners(&mut sim, &owners, len, next + 1);
         let accused = drive::step_until(&mut sim, DEADLINE, |_, p, e| {
             matches!(p, Party::Server(_)) && matches!(e, Event::Accusation(_))
         });
@@ -220,7 +235,13 @@ impl MacroBench for Fig7 {
         config: &MacroConfig,
         progress: &mut dyn FnMut(&str),
     ) -> Result<MacroReport, MacroError> {
-        let ns: &[usize] = if config.quick { &QUICK_N } else { &FULL_N };
+        let ns: &[usize] = if config.quick {
+            &QUICK_N
+        } else if config.largest_only {
+            &FULL_N[FULL_N.len() - 1..]
+        } else {
+            &FULL_N
+        };
         let mut rows = Vec::new();
         let mut notes = vec![
             format!(
@@ -230,7 +251,8 @@ impl MacroBench for Fig7 {
             ),
             "CPU series: busiest server (set-up, round, blame) or the one client that verified \
              the set-up transcript (includes its round-0 submission); round values are the median \
-             over the measured rounds after a warm-up round"
+             over the measured rounds after warm-up (pure Verdict: round 0; hybrid: rounds 0-3, \
+             until a server's three rounds kept for blame are recycled)"
                 .to_owned(),
             "wall-clock series are estimates: simulated network time + slowest server CPU + \
              slowest client CPU per round (each participant on its own core)"
@@ -240,6 +262,8 @@ impl MacroBench for Fig7 {
             notes.push(format!(
                 "--quick: N in {QUICK_N:?} only (full run: {FULL_N:?})"
             ));
+        } else if config.largest_only {
+            notes.push(format!("--largest: N = {ns:?} only (full run: {FULL_N:?})"));
         }
         let mut push = |series: &str, n: usize, y: f64| {
             rows.push(MacroRow {
@@ -370,10 +394,11 @@ mod tests {
     }
 
     #[test]
-    fn hybrid_rounds_are_measured_three_times_at_every_n() {
+    fn hybrid_rounds_are_measured_three_times_at_every_n_in_steady_state() {
         for n in FULL_N {
             assert_eq!(measured_rounds(HYBRID, n), 3);
         }
         assert_eq!(measured_rounds(EAGER, 1024), 1);
+        assert_eq!((warmup_rounds(HYBRID), warmup_rounds(LAZY)), (4, 1));
     }
 }
