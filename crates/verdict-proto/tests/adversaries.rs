@@ -296,8 +296,25 @@ fn equivocating_server_is_detected() {
     )));
 }
 
-/// Puts into an echo from server 2 to server 0 a header of server 1's round-2 inventory with a
-/// payload digest server 1 never sent, signed with `signer`'s key.
+/// Runs a 3-server session for two rounds, then puts into an echo from server 2 to server 0 a
+/// header of server 1's round-2 inventory with a payload digest server 1 never sent, signed
+/// with `signer`'s key, and runs on to round 4.
+fn session_with_echoed_inventory_header(signer: Party) -> Simulator<Hg> {
+    let mut sim = Simulator::<Hg>::new(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        4,
+        net(),
+        31,
+    )
+    .unwrap();
+    sim.run_rounds(2, Duration::from_secs(120));
+    assert!(halts(&sim).is_empty());
+    inject_echoed_inventory_header(&mut sim, signer);
+    sim.run_rounds(4, Duration::from_secs(240));
+    sim
+}
+
 fn inject_echoed_inventory_header(sim: &mut Simulator<Hg>, signer: Party) {
     use verdict_proto::wire::{Envelope, Kind, Writer, write_byte_list};
     let session = sim.server(0).unwrap().session().0;
@@ -338,18 +355,7 @@ fn inject_echoed_inventory_header(sim: &mut Simulator<Hg>, signer: Party) {
 
 #[test]
 fn echoed_header_differing_from_the_message_received_is_equivocation() {
-    let mut sim = Simulator::<Hg>::new(
-        policy(Mode::Verifiable(Verification::Eager)),
-        3,
-        4,
-        net(),
-        31,
-    )
-    .unwrap();
-    sim.run_rounds(2, Duration::from_secs(120));
-    assert!(halts(&sim).is_empty());
-    inject_echoed_inventory_header(&mut sim, Party::Server(ServerId(1)));
-    sim.run_rounds(4, Duration::from_secs(240));
+    let sim = session_with_echoed_inventory_header(Party::Server(ServerId(1)));
     let by_server_0: Vec<ServerFault> = sim
         .events_of(Party::Server(ServerId(0)))
         .filter_map(|e| match e {
@@ -368,17 +374,7 @@ fn echoed_header_differing_from_the_message_received_is_equivocation() {
 
 #[test]
 fn echoed_header_with_a_forged_signature_is_ignored() {
-    let mut sim = Simulator::<Hg>::new(
-        policy(Mode::Verifiable(Verification::Eager)),
-        3,
-        4,
-        net(),
-        31,
-    )
-    .unwrap();
-    sim.run_rounds(2, Duration::from_secs(120));
-    inject_echoed_inventory_header(&mut sim, Party::Server(ServerId(2)));
-    sim.run_rounds(4, Duration::from_secs(240));
+    let sim = session_with_echoed_inventory_header(Party::Server(ServerId(2)));
     assert!(halts(&sim).is_empty(), "{:?}", halts(&sim));
     assert!((0..3).all(|j| sim.server(j).unwrap().round() >= 4));
 }
