@@ -196,7 +196,13 @@ pub struct Server<S: ProtoSuite, R: RngCore + CryptoRng> {
     also_list: Vec<Vec<u8>>,
     swap_aggregates_in: Option<u64>,
     falsely_reject_in: Option<u64>,
+    tamper_aggregates: Option<(u64, AggregateTamper)>,
+    dissent_in_blame: bool,
 }
+
+/// Simulator adversary hook: rewrites the encoding of this server's own aggregate of the
+/// `k`-th open slot (see [`Server::tamper_own_aggregates`]).
+pub type AggregateTamper = Box<dyn FnMut(usize, Vec<u8>) -> Vec<u8> + Send>;
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Server<S, R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -364,6 +370,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             also_list: Vec::new(),
             swap_aggregates_in: None,
             falsely_reject_in: None,
+            tamper_aggregates: None,
+            dissent_in_blame: false,
         };
         server.setup_progress();
         Ok(server)
@@ -425,6 +433,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         self.lie_in_blame = true;
     }
 
+    /// Simulator adversary: from now on, sign "nobody is to blame" as its verdict of every
+    /// accusation, whatever the evidence, and act on it. Not for production use.
+    #[doc(hidden)]
+    pub fn dissent_in_blame(&mut self) {
+        self.dissent_in_blame = true;
+    }
+
     /// Simulator adversary: from now on, forward this server's clients' submissions without
     /// verifying their proofs, even in eager mode. Not for production use.
     #[doc(hidden)]
@@ -452,6 +467,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     #[doc(hidden)]
     pub fn falsely_reject_in(&mut self, round: u64) {
         self.falsely_reject_in = Some(round);
+    }
+
+    /// Simulator adversary: in `round`, rewrite this server's own per-slot aggregates with `f`
+    /// (given the open-slot index and the encoding) and use the result consistently, in its
+    /// inventory and in its own reveal, as a malicious server would. Not for production use.
+    #[doc(hidden)]
+    pub fn tamper_own_aggregates(&mut self, round: u64, f: AggregateTamper) {
+        self.tamper_aggregates = Some((round, f));
     }
 
     /// The slots open in the current round (empty before set-up completes).
@@ -1299,6 +1322,18 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             if let (Some(&a), Some(&b)) = (filled.first(), filled.get(1)) {
                 aggregates.swap(a, b);
                 encoded.swap(a, b);
+            }
+        }
+        if let Some((r, f)) = self.tamper_aggregates.as_mut()
+            && *r == round
+        {
+            for (k, open) in run.round.open.iter().enumerate() {
+                if let (Some(Some(a)), Some(e)) = (aggregates.get_mut(k), encoded.get_mut(k))
+                    && let Ok(t) = S::decode_aggregate(open.len, &f(k, e.clone()))
+                {
+                    *e = S::encode_aggregate(&t);
+                    *a = t;
+                }
             }
         }
         run.round.own_aggregates = aggregates;
@@ -2460,6 +2495,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     }
 
     fn send_verdict(&mut self, acc: Accusation, culprit: Option<Party>) {
+        let culprit = if self.dissent_in_blame { None } else { culprit };
         self.broadcast(Kind::Verdict, acc.round, encode_verdict(&acc, culprit));
     }
 

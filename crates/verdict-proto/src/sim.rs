@@ -115,6 +115,12 @@ pub enum Adversary {
         /// The round.
         round: u64,
     },
+    /// Signs "nobody is to blame" as its verdict of every accusation, whatever the evidence
+    /// (and acts on it).
+    DissentingServer {
+        /// The server.
+        server: ServerId,
+    },
     /// In `round`, its inventory lists its first accepted client as rejected (that client's
     /// submission is valid).
     FalselyRejectingServer {
@@ -168,6 +174,9 @@ pub struct Simulator<S: ProtoSuite> {
     queue: BinaryHeap<Pending>,
     link_free: BTreeMap<(Party, Party), Duration>,
     link_last: BTreeMap<(Party, Party), Duration>,
+    /// Links whose one-way latency differs from the network's.
+    link_latency: BTreeMap<(Party, Party), Duration>,
+    config: GroupConfig<S>,
     adversaries: Vec<Adversary>,
     tamper: Option<TamperHook>,
     last_submission: BTreeMap<ClientId, Vec<u8>>,
@@ -284,6 +293,8 @@ impl<S: ProtoSuite> Simulator<S> {
             queue: BinaryHeap::new(),
             link_free: BTreeMap::new(),
             link_last: BTreeMap::new(),
+            link_latency: BTreeMap::new(),
+            config,
             adversaries: Vec::new(),
             tamper: None,
             last_submission: BTreeMap::new(),
@@ -297,7 +308,7 @@ impl<S: ProtoSuite> Simulator<S> {
     /// Puts `bytes` on the link from `from` to `to` (tests: forged, replayed or garbage
     /// messages).
     pub fn inject(&mut self, from: Party, to: Party, bytes: Vec<u8>) {
-        let at = self.now + self.network.latency;
+        let at = self.now + self.latency_of(from, to);
         self.seq += 1;
         self.queue.push(Pending {
             at,
@@ -306,6 +317,24 @@ impl<S: ProtoSuite> Simulator<S> {
             to,
             bytes: bytes.into(),
         });
+    }
+
+    /// Sets the one-way latency of the link from `from` to `to` (a slow or distant peer; tests
+    /// use it to make one server lag behind the others deterministically).
+    pub fn set_link_latency(&mut self, from: Party, to: Party, latency: Duration) {
+        self.link_latency.insert((from, to), latency);
+    }
+
+    fn latency_of(&self, from: Party, to: Party) -> Duration {
+        self.link_latency
+            .get(&(from, to))
+            .copied()
+            .unwrap_or(self.network.latency)
+    }
+
+    /// The group configuration every participant was built from.
+    pub fn config(&self) -> &GroupConfig<S> {
+        &self.config
     }
 
     /// A participant's long-term signing key (tests and adversaries forge with it).
@@ -336,6 +365,11 @@ impl<S: ProtoSuite> Simulator<S> {
             Adversary::WrongAggregateServer { server, round } => {
                 if let Some(s) = self.servers.get_mut(server.0 as usize) {
                     s.swap_aggregates_in(round);
+                }
+            }
+            Adversary::DissentingServer { server } => {
+                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                    s.dissent_in_blame();
                 }
             }
             Adversary::FalselyRejectingServer { server, round } => {
@@ -476,7 +510,7 @@ impl<S: ProtoSuite> Simulator<S> {
                 .get(&(who, t.to))
                 .copied()
                 .unwrap_or(Duration::ZERO);
-            let at = (start + transfer + self.network.latency + jitter).max(last);
+            let at = (start + transfer + self.latency_of(who, t.to) + jitter).max(last);
             self.link_last.insert((who, t.to), at);
             self.seq += 1;
             self.queue.push(Pending {
@@ -703,6 +737,39 @@ impl<S: ProtoSuite> Simulator<S> {
             }
         }
         self.now - start
+    }
+
+    /// Every halt any server reported: (reporting server, named culprit, fault).
+    pub fn halts(&self) -> Vec<(ServerId, ServerId, crate::ServerFault)> {
+        self.events
+            .iter()
+            .filter_map(|(_, p, e)| match (p, e) {
+                (Party::Server(by), Event::Halted { server, fault, .. }) => {
+                    Some((*by, *server, fault.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The exclusions `who` reported, in order.
+    pub fn exclusions(&self, who: Party) -> Vec<(ClientId, crate::ExclusionReason)> {
+        self.events_of(who)
+            .filter_map(|e| match e {
+                Event::Excluded { client, reason, .. } => Some((*client, *reason)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The messages `who` saw delivered, in order.
+    pub fn delivered(&self, who: Party) -> Vec<Vec<u8>> {
+        self.events_of(who)
+            .filter_map(|e| match e {
+                Event::Delivered { message, .. } => Some(message.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Events of one participant.

@@ -16,7 +16,7 @@
 //! [`KeyShuffle`] never does I/O and never reads the clock: messages in, messages out.
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_group::Group;
+use verdict_group::{Group, SecretScalar};
 use verdict_nizk::{Context, Encoded, LinearRelation, Proof, SigningKey, Statement, VectorDleq};
 
 use crate::elgamal::{Ciphertext, CiphertextList, KeyPair, joint_key};
@@ -162,7 +162,25 @@ pub fn client_submit<G: Group, R: RngCore + CryptoRng + ?Sized>(
     rng: &mut R,
 ) -> Result<(SigningKey<G>, Submission<G>), KeyShuffleError> {
     let key = SigningKey::<G>::generate(rng);
-    let (ciphertext, r) = Ciphertext::encrypt(&params.joint, key.verifying_key().point(), rng);
+    let sub = submit_pseudonym(params, client, key.secret(), rng)?;
+    Ok((key, sub))
+}
+
+/// The submission of client `client` carrying the pseudonym key `y·g` for a given secret `y`.
+///
+/// [`client_submit`] is the normal entry point (a fresh key). This one exists because nothing
+/// in the shuffle can stop a client from choosing its secret: `y = 0` (the identity as
+/// pseudonym key) or a secret shared with a colluding client both give valid submissions. The
+/// shuffle's output therefore drops such keys ([`KeyShuffle::slots`]); this function lets tests
+/// and deterministic vectors produce them.
+pub fn submit_pseudonym<G: Group, R: RngCore + CryptoRng + ?Sized>(
+    params: &KeyShuffleParams<G>,
+    client: u32,
+    y: &SecretScalar<G::Scalar>,
+    rng: &mut R,
+) -> Result<Submission<G>, KeyShuffleError> {
+    let point = G::mul_generator(y.expose());
+    let (ciphertext, r) = Ciphertext::encrypt(&params.joint, &point, rng);
     let invalid = |reason| KeyShuffleError::InvalidSubmission {
         client: client as usize,
         reason,
@@ -170,9 +188,9 @@ pub fn client_submit<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let rel = params.submission_relation(&ciphertext).map_err(invalid)?;
     let mut t = params.submission_context(client).transcript();
     let proof = rel
-        .prove(&mut t, &[*r.expose(), *key.secret().expose()], rng)
+        .prove(&mut t, &[*r.expose(), *y.expose()], rng)
         .map_err(|_| invalid("cannot prove"))?;
-    Ok((key, Submission { ciphertext, proof }))
+    Ok(Submission { ciphertext, proof })
 }
 
 /// Verifies client `client`'s submission.
