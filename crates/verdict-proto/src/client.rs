@@ -24,8 +24,10 @@ use verdict_shuffle::keyshuffle::client_submit;
 use crate::config::GroupConfig;
 use crate::error::{ApiError, ConfigError, MessageError, WireError};
 use crate::event::{Event, Transmit};
+use crate::keys::SecretKeys;
 use crate::policy::Verification;
-use crate::server::{accusation_len, bit_of, build_nets, decode_blame_bits, xor_roster};
+use crate::server::{accusation_len, bit_of, decode_blame_bits};
+use crate::setup::build_nets;
 use crate::setup::{SetupLog, client_setup_payload};
 use crate::slot::{
     Accusation, HEADER_LEN, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput, join_payload,
@@ -69,7 +71,7 @@ enum State<S: ProtoSuite> {
 /// A Verdict client.
 pub struct Client<S: ProtoSuite, R: RngCore + CryptoRng> {
     id: ClientId,
-    key: SigningKey<S::G>,
+    keys: SecretKeys<S::G>,
     pseudonym: SigningKey<S::G>,
     config: GroupConfig<S>,
     session: SessionId,
@@ -92,16 +94,16 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Client<S, R> {
 }
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
-    /// Client `id` of `config`, holding `key`. Queues its set-up message at once.
+    /// Client `id` of `config`, holding `keys`. Queues its set-up message at once.
     pub fn new(
         config: GroupConfig<S>,
         id: ClientId,
-        key: SigningKey<S::G>,
+        keys: SecretKeys<S::G>,
         mut rng: R,
     ) -> Result<Self, ConfigError> {
         let session = config.validate()?;
         let me = Party::Client(id);
-        if config.key_of(me) != Some(key.verifying_key()) {
+        if !config.member(me).is_some_and(|m| m.matches(&keys)) {
             return Err(ConfigError::KeyMismatch { member: me });
         }
         let upstream = *config
@@ -112,13 +114,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             .map_err(|_| ConfigError::GroupSize("pseudonym shuffle parameters"))?;
         let (pseudonym, submission) = client_submit(log.shuffle_params(), id.0, &mut rng)
             .map_err(|_| ConfigError::KeyMismatch { member: me })?;
-        let (ver, setup) = S::client_setup(log.roster0(), id, &key, &mut rng)
+        let (ver, setup) = S::client_setup(log.roster0(), id, keys.dcnet(), &mut rng)
             .map_err(|_| ConfigError::KeyMismatch { member: me })?;
         let xor = if config.policy.mode.is_hybrid() {
-            let roster = xor_roster::<S>(log.roster0(), Vec::new())
-                .map_err(|_| ConfigError::GroupSize("roster"))?;
             Some(
-                XorOf::<S>::client_setup(&roster, id, &key, &mut rng)
+                XorOf::<S>::client_setup(log.xor0(), id, keys.xor(), &mut rng)
                     .map_err(|_| ConfigError::KeyMismatch { member: me })?
                     .0,
             )
@@ -128,7 +128,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let payload = client_setup_payload(&submission.to_bytes(), &S::encode_client_setup(&setup));
         let mut client = Self {
             id,
-            key,
+            keys,
             pseudonym,
             config,
             session,
@@ -239,7 +239,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
 
     fn send(&mut self, to: Party, kind: Kind, round: u64, payload: Vec<u8>) {
         let env = Envelope::seal(
-            &self.key,
+            self.keys.signing(),
             kind,
             Party::Client(self.id),
             self.session.0,
@@ -659,7 +659,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             Some(j) => XorOf::<S>::pad_bit_reveal_client(
                 xor.roster(),
                 self.id,
-                &self.key,
+                self.keys.xor(),
                 j,
                 &mut self.rng,
             )
@@ -737,6 +737,7 @@ fn verify_transcript<S: ProtoSuite>(
         .ok_or(WireError::Invalid("incomplete set-up transcript"))?;
     Ok(build_nets::<S>(
         log.roster0(),
+        log.xor0(),
         outcome.pseudonyms,
         &outcome.client_setups,
         &outcome.server_setups,

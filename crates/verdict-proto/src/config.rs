@@ -3,31 +3,49 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
-use verdict_nizk::{Context, KeyRegistration, SigningKey, VerifyingKey};
+use verdict_nizk::{Context, KeyRegistration, VerifyingKey};
 
 use crate::error::{ConfigError, MessageError};
+use crate::keys::{KeyUse, SecretKeys};
 use crate::policy::Policy;
 use crate::suite::ProtoSuite;
 use crate::wire::Envelope;
 use crate::wire::Writer;
 
-const REGISTRATION_PURPOSE: &[u8] = b"verdict-proto/registration/v1";
-const SESSION_CONTEXT: &str = "verdict-proto session id v1";
+const REGISTRATION_PURPOSE: &[u8] = b"verdict-proto/registration/v2";
+const SESSION_CONTEXT: &str = "verdict-proto session id v2";
 
-/// A member's long-term public key with its proof of knowledge of the secret.
-///
-/// One long-term key per member serves as message-signing key, DC-net Diffie–Hellman key and
-/// (for servers) pseudonym-shuffle decryption key; every use is domain-separated (distinct
-/// transcript purposes and key-derivation contexts), so no use can be turned into an oracle
-/// for another.
-pub struct Member<S: ProtoSuite> {
+/// One registered public key: the key and a proof of knowledge of its secret, bound to the
+/// group nonce, the member's role and index, and the key's use (rogue-key defence; a
+/// registration for one use is not one for another).
+pub struct Registered<G: verdict_group::Group> {
     /// The public key.
-    pub key: VerifyingKey<S::G>,
-    /// Proof of knowledge of the key's secret, bound to the group nonce, role and index.
-    pub registration: KeyRegistration<S::G>,
+    pub key: VerifyingKey<G>,
+    /// The proof of knowledge.
+    pub registration: KeyRegistration<G>,
 }
 
-impl<S: ProtoSuite> Clone for Member<S> {
+impl<G: verdict_group::Group> Registered<G> {
+    /// Registers `key` for `use_` as `member` of the group identified by `nonce`.
+    pub fn prove<R: RngCore + CryptoRng + ?Sized>(
+        key: &verdict_nizk::SigningKey<G>,
+        member: Party,
+        use_: KeyUse,
+        nonce: &[u8; 32],
+        rng: &mut R,
+    ) -> Self {
+        Self {
+            key: key.verifying_key().clone(),
+            registration: KeyRegistration::prove(
+                key,
+                &registration_context(member, use_, nonce),
+                rng,
+            ),
+        }
+    }
+}
+
+impl<G: verdict_group::Group> Clone for Registered<G> {
     fn clone(&self) -> Self {
         Self {
             key: self.key.clone(),
@@ -36,10 +54,34 @@ impl<S: ProtoSuite> Clone for Member<S> {
     }
 }
 
+/// A member's registered long-term public keys, one per use (see [`crate::keys`]): servers
+/// register all four, clients all but the shuffle key.
+pub struct Member<S: ProtoSuite> {
+    /// Envelope signatures.
+    pub signing: Registered<S::G>,
+    /// The verifiable DC-net suite's Diffie–Hellman key.
+    pub dcnet: Registered<S::G>,
+    /// The XOR DC-net's Diffie–Hellman key (used in hybrid mode).
+    pub xor: Registered<S::G>,
+    /// The pseudonym-shuffle decryption key (servers only).
+    pub shuffle: Option<Registered<S::G>>,
+}
+
+impl<S: ProtoSuite> Clone for Member<S> {
+    fn clone(&self) -> Self {
+        Self {
+            signing: self.signing.clone(),
+            dcnet: self.dcnet.clone(),
+            xor: self.xor.clone(),
+            shuffle: self.shuffle.clone(),
+        }
+    }
+}
+
 impl<S: ProtoSuite> core::fmt::Debug for Member<S> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Member")
-            .field("key", &self.key)
+            .field("signing", &self.signing.key)
             .finish_non_exhaustive()
     }
 }
@@ -67,21 +109,46 @@ impl<S: ProtoSuite> core::fmt::Debug for GroupConfig<S> {
 }
 
 impl<S: ProtoSuite> Member<S> {
-    /// Registers `key` as `member` of the group identified by `nonce`.
+    /// Registers `keys` as `member` of the group identified by `nonce` (servers register a
+    /// shuffle key, clients do not).
     pub fn register<R: RngCore + CryptoRng + ?Sized>(
-        key: &SigningKey<S::G>,
+        keys: &SecretKeys<S::G>,
         member: Party,
         nonce: &[u8; 32],
         rng: &mut R,
     ) -> Self {
+        let mut one = |use_: KeyUse| Registered::prove(keys.key(use_), member, use_, nonce, rng);
         Self {
-            key: key.verifying_key().clone(),
-            registration: KeyRegistration::prove(key, &registration_context(member, nonce), rng),
+            signing: one(KeyUse::Signing),
+            dcnet: one(KeyUse::DcNet),
+            xor: one(KeyUse::Xor),
+            shuffle: matches!(member, Party::Server(_)).then(|| one(KeyUse::Shuffle)),
         }
+    }
+
+    /// The registered key for `use_` (`None`: a client's shuffle key).
+    pub fn key(&self, use_: KeyUse) -> Option<&VerifyingKey<S::G>> {
+        self.registered(use_).map(|r| &r.key)
+    }
+
+    fn registered(&self, use_: KeyUse) -> Option<&Registered<S::G>> {
+        match use_ {
+            KeyUse::Signing => Some(&self.signing),
+            KeyUse::DcNet => Some(&self.dcnet),
+            KeyUse::Xor => Some(&self.xor),
+            KeyUse::Shuffle => self.shuffle.as_ref(),
+        }
+    }
+
+    /// Whether `keys` are the secrets of exactly these registered keys.
+    pub fn matches(&self, keys: &SecretKeys<S::G>) -> bool {
+        KeyUse::ALL
+            .iter()
+            .all(|u| self.key(*u).is_none_or(|k| k == keys.public(*u)))
     }
 }
 
-fn registration_context(member: Party, nonce: &[u8; 32]) -> Context {
+fn registration_context(member: Party, use_: KeyUse, nonce: &[u8; 32]) -> Context {
     let (role, index): (&[u8], u32) = match member {
         Party::Client(c) => (b"client", c.0),
         Party::Server(s) => (b"server", s.0),
@@ -89,6 +156,7 @@ fn registration_context(member: Party, nonce: &[u8; 32]) -> Context {
     Context::new(REGISTRATION_PURPOSE, *nonce)
         .with_sender(index)
         .with_field(b"role", role)
+        .with_field(b"use", use_.label())
 }
 
 /// The public configuration every participant starts from.
@@ -139,6 +207,11 @@ impl<S: ProtoSuite> GroupConfig<S> {
                 });
             }
         }
+        if S::EAGER_ONLY && self.policy.mode.verification() == crate::policy::Verification::Lazy {
+            return Err(ConfigError::EagerOnlySuite {
+                suite: S::ID.to_string(),
+            });
+        }
         let members = self
             .servers
             .iter()
@@ -150,10 +223,24 @@ impl<S: ProtoSuite> GroupConfig<S> {
                     .enumerate()
                     .map(|(i, m)| (Party::Client(ClientId(i as u32)), m)),
             );
+        let mut seen = std::collections::BTreeSet::new();
         for (party, m) in members {
-            m.registration
-                .verify(&m.key, &registration_context(party, &self.nonce))
-                .map_err(|_| ConfigError::BadRegistration { member: party })?;
+            if matches!(party, Party::Server(_)) != m.shuffle.is_some() {
+                return Err(ConfigError::BadRegistration { member: party });
+            }
+            for use_ in KeyUse::ALL {
+                let Some(r) = m.registered(use_) else {
+                    continue;
+                };
+                r.registration
+                    .verify(&r.key, &registration_context(party, use_, &self.nonce))
+                    .map_err(|_| ConfigError::BadRegistration { member: party })?;
+                // One key, one use, one member: a key registered twice would let one use's
+                // interface act on another's secret (or be a copy of someone else's key).
+                if !seen.insert(r.key.to_bytes()) {
+                    return Err(ConfigError::DuplicateKey { member: party });
+                }
+            }
         }
         Ok(self.session_id())
     }
@@ -164,13 +251,22 @@ impl<S: ProtoSuite> GroupConfig<S> {
         w.bytes(&S::ID.to_bytes())
             .bytes(&self.policy.to_bytes())
             .raw(&self.nonce);
+        let keys = |w: &mut Writer, m: &Member<S>| {
+            for use_ in KeyUse::ALL {
+                match m.key(use_) {
+                    Some(k) => w.u8(1).bytes(&k.to_bytes()),
+                    None => w.u8(0),
+                };
+            }
+        };
         w.count(self.servers.len());
         for m in &self.servers {
-            w.bytes(&m.key.to_bytes());
+            keys(&mut w, m);
         }
         w.count(self.clients.len());
         for (m, up) in self.clients.iter().zip(&self.upstream) {
-            w.bytes(&m.key.to_bytes()).u32(up.0);
+            keys(&mut w, m);
+            w.u32(up.0);
         }
         SessionId(blake3::derive_key(SESSION_CONTEXT, &w.finish()))
     }
@@ -212,12 +308,33 @@ impl<S: ProtoSuite> GroupConfig<S> {
             .collect()
     }
 
-    /// The key of `party`, if in the roster.
+    /// The envelope-signing key of `party`, if in the roster.
     pub fn key_of(&self, party: Party) -> Option<&VerifyingKey<S::G>> {
+        self.member(party).map(|m| &m.signing.key)
+    }
+
+    /// The roster entry of `party`.
+    pub fn member(&self, party: Party) -> Option<&Member<S>> {
         match party {
-            Party::Client(c) => self.clients.get(c.0 as usize).map(|m| &m.key),
-            Party::Server(s) => self.servers.get(s.0 as usize).map(|m| &m.key),
+            Party::Client(c) => self.clients.get(c.0 as usize),
+            Party::Server(s) => self.servers.get(s.0 as usize),
         }
+    }
+
+    /// Every server's key for `use_`, in roster order (servers register every use).
+    pub(crate) fn server_keys(&self, use_: KeyUse) -> Vec<VerifyingKey<S::G>> {
+        self.servers
+            .iter()
+            .filter_map(|m| m.key(use_).cloned())
+            .collect()
+    }
+
+    /// Every client's key for `use_` (not the shuffle key, which clients do not have).
+    pub(crate) fn client_keys(&self, use_: KeyUse) -> Vec<VerifyingKey<S::G>> {
+        self.clients
+            .iter()
+            .filter_map(|m| m.key(use_).cloned())
+            .collect()
     }
 
     /// Number of servers.
@@ -231,7 +348,7 @@ impl<S: ProtoSuite> GroupConfig<S> {
     }
 }
 
-/// Builds a whole group with fresh keys: the configuration plus every member's secret key
+/// Builds a whole group with fresh keys: the configuration plus every member's secret keys
 /// (tests, benchmarks, the simulator and the demo). Client `i`'s upstream is server `i mod M`.
 #[allow(clippy::type_complexity)]
 pub fn generate_group<S: ProtoSuite, R: RngCore + CryptoRng + ?Sized>(
@@ -239,11 +356,11 @@ pub fn generate_group<S: ProtoSuite, R: RngCore + CryptoRng + ?Sized>(
     servers: usize,
     clients: usize,
     rng: &mut R,
-) -> (GroupConfig<S>, Vec<SigningKey<S::G>>, Vec<SigningKey<S::G>>) {
+) -> (GroupConfig<S>, Vec<SecretKeys<S::G>>, Vec<SecretKeys<S::G>>) {
     let mut nonce = [0u8; 32];
     rng.fill_bytes(&mut nonce);
-    let server_keys: Vec<_> = (0..servers).map(|_| SigningKey::generate(rng)).collect();
-    let client_keys: Vec<_> = (0..clients).map(|_| SigningKey::generate(rng)).collect();
+    let server_keys: Vec<_> = (0..servers).map(|_| SecretKeys::generate(rng)).collect();
+    let client_keys: Vec<_> = (0..clients).map(|_| SecretKeys::generate(rng)).collect();
     let config = GroupConfig {
         policy,
         nonce,

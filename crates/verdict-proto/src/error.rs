@@ -44,6 +44,19 @@ pub enum ConfigError {
         /// The client.
         client: ClientId,
     },
+    /// The suite must verify every client proof before combining (ElGamal: its servers decrypt
+    /// whatever they are given), so it cannot run with lazy verification.
+    #[error("{suite} is eager-only: lazy verification would reveal unverified ciphertexts")]
+    EagerOnlySuite {
+        /// The suite id.
+        suite: String,
+    },
+    /// A public key appears twice in the roster (for two uses, or for two members).
+    #[error("{member} registers a key that is already in the roster")]
+    DuplicateKey {
+        /// The member.
+        member: Party,
+    },
     /// The secret key given to a state machine does not match its roster entry.
     #[error("the secret key does not match {member}'s roster key")]
     KeyMismatch {

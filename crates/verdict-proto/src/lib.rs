@@ -4,6 +4,7 @@ pub mod client;
 pub mod config;
 pub mod error;
 pub mod event;
+pub mod keys;
 pub mod policy;
 pub mod server;
 pub(crate) mod setup;
@@ -18,9 +19,10 @@ pub mod wire;
 pub mod notes {}
 
 pub use client::{Client, ClientPhase, SetupCache};
-pub use config::{GroupConfig, Member, generate_group};
+pub use config::{GroupConfig, Member, Registered, generate_group};
 pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFault, WireError};
 pub use event::{Event, Transmit};
+pub use keys::{KeyUse, SecretKeys};
 pub use policy::{Mode, Policy, Verification, WindowPolicy};
 pub use server::{Server, ServerPhase};
 pub use slot::{Accusation, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput};

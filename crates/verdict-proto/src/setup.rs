@@ -5,12 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use verdict_dcnet::{ClientId, DhReveal, Liar, Party, Roster, ServerId, SessionId, SetupError};
+use verdict_dcnet::{
+    ClientId, DhReveal, Liar, Party, Roster, ServerId, Session, SessionId, SetupError,
+};
 use verdict_nizk::VerifyingKey;
 use verdict_shuffle::{KeyShuffle, KeyShuffleParams, Phase};
 
 use crate::config::GroupConfig;
-use crate::suite::ProtoSuite;
+use crate::keys::KeyUse;
+use crate::suite::{Nets, ProtoSuite, XorOf};
 use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
 
 /// A set-up failure and who caused it.
@@ -55,6 +58,7 @@ type Disputes<G> = BTreeMap<(ClientId, ServerId), Option<DhReveal<G>>>;
 pub(crate) struct SetupLog<S: ProtoSuite> {
     session: SessionId,
     roster0: Roster<S>,
+    xor0: Roster<XorOf<S>>,
     shuffle: KeyShuffle<S::G>,
     inventories: Vec<Option<Envelope<S::G>>>,
     client_setups: Vec<Option<S::ClientSetup>>,
@@ -69,19 +73,34 @@ pub(crate) struct SetupLog<S: ProtoSuite> {
 
 impl<S: ProtoSuite> SetupLog<S> {
     pub fn new(config: &GroupConfig<S>, session: SessionId) -> Result<Self, SetupFault> {
-        let servers: Vec<_> = config.servers.iter().map(|m| m.key.clone()).collect();
-        let clients: Vec<_> = config.clients.iter().map(|m| m.key.clone()).collect();
         let params = KeyShuffleParams::new(
             session.0,
-            servers.iter().map(|k| *k.point()).collect(),
-            clients.len(),
+            config
+                .server_keys(KeyUse::Shuffle)
+                .iter()
+                .map(|k| *k.point())
+                .collect(),
+            config.num_clients(),
         )
         .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
-        let roster0 = Roster::new(session, servers, clients, Vec::new())
-            .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
+        let roster0 = Roster::new(
+            session,
+            config.server_keys(KeyUse::DcNet),
+            config.client_keys(KeyUse::DcNet),
+            Vec::new(),
+        )
+        .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
+        let xor0 = Roster::new(
+            session,
+            config.server_keys(KeyUse::Xor),
+            config.client_keys(KeyUse::Xor),
+            Vec::new(),
+        )
+        .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
         Ok(Self {
             session,
             roster0,
+            xor0,
             shuffle: KeyShuffle::new(params),
             inventories: vec![None; config.num_servers()],
             client_setups: vec![None; config.num_clients()],
@@ -97,6 +116,11 @@ impl<S: ProtoSuite> SetupLog<S> {
     /// The roster without pseudonym keys (what suite set-up needs).
     pub fn roster0(&self) -> &Roster<S> {
         &self.roster0
+    }
+
+    /// The XOR DC-net's roster without pseudonym keys (hybrid mode).
+    pub fn xor0(&self) -> &Roster<XorOf<S>> {
+        &self.xor0
     }
 
     pub fn shuffle(&self) -> &KeyShuffle<S::G> {
@@ -337,4 +361,57 @@ impl<S: ProtoSuite> SetupLog<S> {
             .map(Envelope::to_bytes)
             .collect()
     }
+}
+
+/// The XOR suite's roster (its own keys, see [`crate::keys`]) with the session's pseudonyms.
+pub(crate) fn xor_roster<S: ProtoSuite>(
+    xor0: &Roster<XorOf<S>>,
+    pseudonyms: Vec<verdict_nizk::VerifyingKey<S::G>>,
+) -> Result<Roster<XorOf<S>>, verdict_dcnet::DcError> {
+    Roster::new(
+        *xor0.session(),
+        xor0.servers().to_vec(),
+        xor0.clients().to_vec(),
+        pseudonyms,
+    )
+}
+
+/// Builds the DC-net sessions after set-up.
+pub(crate) fn build_nets<S: ProtoSuite>(
+    roster0: &Roster<S>,
+    xor0: &Roster<XorOf<S>>,
+    pseudonyms: Vec<verdict_nizk::VerifyingKey<S::G>>,
+    client_setups: &[S::ClientSetup],
+    server_setups: &[S::ServerSetup],
+    hybrid: bool,
+) -> Result<Nets<S>, (Party, String)> {
+    let blame_setup = |e: verdict_dcnet::SetupError| {
+        let culprit = match &e {
+            verdict_dcnet::SetupError::Malformed { culprit } => *culprit,
+            verdict_dcnet::SetupError::CommitmentMismatch { pairs } => pairs
+                .first()
+                .map(|(c, _)| Party::Client(*c))
+                .unwrap_or(Party::Server(ServerId(0))),
+            _ => Party::Server(ServerId(0)),
+        };
+        (culprit, e.to_string())
+    };
+    let roster = Roster::<S>::new(
+        *roster0.session(),
+        roster0.servers().to_vec(),
+        roster0.clients().to_vec(),
+        pseudonyms.clone(),
+    )
+    .map_err(|e| (Party::Server(ServerId(0)), e.to_string()))?;
+    let ver = Session::establish(roster, client_setups, server_setups).map_err(blame_setup)?;
+    let xor = if hybrid {
+        let roster = xor_roster::<S>(xor0, pseudonyms)
+            .map_err(|e| (Party::Server(ServerId(0)), e.to_string()))?;
+        let n = roster.num_clients();
+        let m = roster.num_servers();
+        Some(Session::establish(roster, &vec![(); n], &vec![(); m]).map_err(blame_setup)?)
+    } else {
+        None
+    };
+    Ok(Nets { ver, xor })
 }

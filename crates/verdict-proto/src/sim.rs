@@ -19,6 +19,7 @@ use verdict_nizk::SigningKey;
 use crate::client::Client;
 use crate::config::{GroupConfig, generate_group};
 use crate::event::{Event, Transmit};
+use crate::keys::SecretKeys;
 use crate::policy::Policy;
 use crate::server::Server;
 use crate::suite::ProtoSuite;
@@ -169,8 +170,8 @@ pub struct Simulator<S: ProtoSuite> {
     network: Network,
     servers: Vec<Server<S, ChaCha20Rng>>,
     clients: Vec<Client<S, ChaCha20Rng>>,
-    server_keys: Vec<SigningKey<S::G>>,
-    client_keys: Vec<SigningKey<S::G>>,
+    server_keys: Vec<SecretKeys<S::G>>,
+    client_keys: Vec<SecretKeys<S::G>>,
     queue: BinaryHeap<Pending>,
     link_free: BTreeMap<(Party, Party), Duration>,
     link_last: BTreeMap<(Party, Party), Duration>,
@@ -235,8 +236,8 @@ impl<S: ProtoSuite> Simulator<S> {
     /// A simulator over an existing configuration and its secret keys.
     pub fn from_config(
         config: GroupConfig<S>,
-        server_keys: Vec<SigningKey<S::G>>,
-        client_keys: Vec<SigningKey<S::G>>,
+        server_keys: Vec<SecretKeys<S::G>>,
+        client_keys: Vec<SecretKeys<S::G>>,
         network: Network,
         rng: ChaCha20Rng,
     ) -> Result<Self, crate::ConfigError> {
@@ -247,8 +248,8 @@ impl<S: ProtoSuite> Simulator<S> {
 
     fn build(
         config: GroupConfig<S>,
-        server_keys: Vec<SigningKey<S::G>>,
-        client_keys: Vec<SigningKey<S::G>>,
+        server_keys: Vec<SecretKeys<S::G>>,
+        client_keys: Vec<SecretKeys<S::G>>,
         network: Network,
         mut rng: ChaCha20Rng,
     ) -> Result<Self, crate::ConfigError> {
@@ -337,8 +338,13 @@ impl<S: ProtoSuite> Simulator<S> {
         &self.config
     }
 
-    /// A participant's long-term signing key (tests and adversaries forge with it).
+    /// A participant's envelope-signing key (tests and adversaries forge with it).
     pub fn signing_key(&self, who: Party) -> Option<&SigningKey<S::G>> {
+        self.secret_keys(who).map(SecretKeys::signing)
+    }
+
+    /// All of a participant's long-term secret keys.
+    pub fn secret_keys(&self, who: Party) -> Option<&SecretKeys<S::G>> {
         match who {
             Party::Server(s) => self.server_keys.get(s.0 as usize),
             Party::Client(c) => self.client_keys.get(c.0 as usize),
@@ -530,16 +536,12 @@ impl<S: ProtoSuite> Simulator<S> {
         round: u64,
         payload: Vec<u8>,
     ) -> Vec<u8> {
-        let key = match who {
-            Party::Server(s) => self.server_keys.get(s.0 as usize),
-            Party::Client(c) => self.client_keys.get(c.0 as usize),
-        };
-        let Some(key) = key else {
+        let Some(key) = self.signing_key(who).cloned() else {
             return env.to_bytes();
         };
         let h = env.header();
         Envelope::seal(
-            key,
+            &key,
             h.kind,
             h.sender,
             h.session,

@@ -66,6 +66,30 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// A human-readable name (for errors and logs).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::ClientSetup => "client set-up",
+            Kind::SetupInventory => "set-up inventory",
+            Kind::ShuffleStep => "shuffle step",
+            Kind::Decryption => "decryption shares",
+            Kind::SetupTranscript => "set-up transcript",
+            Kind::Dispute => "dispute reveals",
+            Kind::Submission => "submission",
+            Kind::Inventory => "inventory",
+            Kind::Commit => "commit",
+            Kind::ServerCiphertexts => "server ciphertexts",
+            Kind::OutputSignature => "output signature",
+            Kind::RoundOutput => "round output",
+            Kind::Echo => "echo",
+            Kind::BlameBits => "blame bits",
+            Kind::RebuttalRequest => "rebuttal request",
+            Kind::Rebuttal => "rebuttal",
+            Kind::Verdict => "verdict",
+            Kind::Alert => "alert",
+        }
+    }
+
     fn from_u8(b: u8) -> Option<Self> {
         Some(match b {
             1 => Self::ClientSetup,

@@ -160,7 +160,4 @@ pub enum KeyShuffleError {
     /// The parameters are unusable (fewer than 2 clients, no servers, identity keys).
     #[error("invalid parameters: {0}")]
     Params(&'static str),
-    /// Two clients ended up with the same pseudonym key (a client copied another's key).
-    #[error("duplicate pseudonym key in the output")]
-    DuplicateKey,
 }

@@ -428,24 +428,33 @@ fn verify_decryption_with<G: Group>(
 }
 
 /// Strips all servers' shares from `list` and sorts the keys: slot `s` is `keys[s]`.
-fn open_slots<G: Group>(
-    list: &CiphertextList<G>,
-    steps: &[DecryptionStep<G>],
-) -> Result<Vec<G>, KeyShuffleError> {
-    let mut keys: Vec<(G::Repr, G)> = Vec::with_capacity(list.len());
+///
+/// Keys that cannot own a slot are dropped: the identity (a client may encrypt it with a valid
+/// proof, witness `y = 0`) and every copy of a key that appears more than once (two colluding
+/// clients may encrypt the same key). Both are the submitting clients' doing and cost only their
+/// own slots; aborting instead would let one client stop set-up for everyone, and nothing in the
+/// list says which server to blame (none is at fault). Dropping is deterministic, so every
+/// participant derives the same slots.
+fn open_slots<G: Group>(list: &CiphertextList<G>, steps: &[DecryptionStep<G>]) -> Vec<G> {
     let points: Vec<G> = list
         .iter()
         .enumerate()
         .map(|(i, c)| c.y - steps.iter().map(|s| *s.shares[i].point()).sum::<G>())
         .collect();
-    for (r, p) in G::batch_to_bytes(&points).into_iter().zip(points) {
-        keys.push((r, p));
-    }
+    let mut keys: Vec<(G::Repr, G)> = G::batch_to_bytes(&points)
+        .into_iter()
+        .zip(points)
+        .filter(|(_, p)| !p.is_identity())
+        .collect();
     keys.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
-    if keys.windows(2).any(|w| w[0].0 == w[1].0) {
-        return Err(KeyShuffleError::DuplicateKey);
-    }
-    Ok(keys.into_iter().map(|(_, p)| p).collect())
+    let unique = |i: usize| {
+        let same = |j: Option<&(G::Repr, G)>| j.is_some_and(|k| k.0.as_ref() == keys[i].0.as_ref());
+        !same(i.checked_sub(1).and_then(|j| keys.get(j))) && !same(keys.get(i + 1))
+    };
+    (0..keys.len())
+        .filter(|&i| unique(i))
+        .map(|i| keys[i].1)
+        .collect()
 }
 
 /// Where a [`KeyShuffle`] is.
@@ -639,13 +648,16 @@ impl<G: Group> KeyShuffle<G> {
         if self.decryptions.iter().all(Option::is_some) {
             let steps: Vec<DecryptionStep<G>> =
                 self.decryptions.iter().flatten().cloned().collect();
-            self.slots = Some(open_slots(list, &steps)?);
+            self.slots = Some(open_slots(list, &steps));
             self.phase = Phase::Done;
         }
         Ok(())
     }
 
-    /// The pseudonym keys in slot order, once [`Phase::Done`].
+    /// The pseudonym keys in slot order, once [`Phase::Done`]: every submitted key except the
+    /// identity and keys submitted more than once. Nothing stops a client from submitting those
+    /// (with valid proofs); they cost only the submitters' own slots, so there may be fewer
+    /// slots than participants.
     pub fn slots(&self) -> Option<&[G]> {
         self.slots.as_deref()
     }

@@ -246,3 +246,53 @@ fn parameters_are_checked() {
     let mut ks = KeyShuffle::new(p);
     assert!(ks.close_submissions().is_err());
 }
+
+/// Runs the whole shuffle over the given submissions and returns the slots.
+fn slots_of(s: &Setup, subs: &[Vec<u8>], rng: &mut ChaCha20Rng) -> Vec<G> {
+    let mut ks = KeyShuffle::new(s.params.clone());
+    for (c, b) in subs.iter().enumerate() {
+        ks.receive_submission(c as u32, b).unwrap();
+    }
+    ks.close_submissions().unwrap();
+    for j in 0..s.servers.len() as u32 {
+        let msg = ks.make_shuffle(j, rng).unwrap();
+        ks.receive_shuffle(j, &msg).unwrap();
+    }
+    for j in 0..s.servers.len() as u32 {
+        let msg = ks.make_decryption(j, &s.servers[j as usize], rng).unwrap();
+        ks.receive_decryption(j, &msg).unwrap();
+    }
+    assert_eq!(ks.phase(), Phase::Done);
+    ks.slots().unwrap().to_vec()
+}
+
+#[test]
+fn identity_and_shared_pseudonym_keys_are_dropped_not_fatal() {
+    use verdict_group::SecretScalar;
+    use verdict_shuffle::keyshuffle::submit_pseudonym;
+    let mut rng = ChaCha20Rng::seed_from_u64(77);
+    let s = setup(2, 6, &mut rng);
+    let mut subs = s.subs.clone();
+    // Client 1 encrypts the identity (a valid proof with y = 0); clients 3 and 4 share a key.
+    let zero = SecretScalar::new(<G as Group>::Scalar::zero());
+    subs[1] = submit_pseudonym(&s.params, 1, &zero, &mut rng)
+        .unwrap()
+        .to_bytes();
+    let shared = SecretScalar::new(<G as Group>::Scalar::random(&mut rng));
+    for c in [3, 4] {
+        subs[c] = submit_pseudonym(&s.params, c as u32, &shared, &mut rng)
+            .unwrap()
+            .to_bytes();
+    }
+    let slots = slots_of(&s, &subs, &mut rng);
+    // The three honest clients keep a slot each; the identity and both copies are gone.
+    assert_eq!(slots.len(), 3);
+    for c in [0, 2, 5] {
+        assert!(
+            slots.contains(s.keys[c].verifying_key().point()),
+            "client {c}"
+        );
+    }
+    assert!(slots.iter().all(|p| !p.is_identity()));
+    assert!(!slots.contains(&G::mul_generator(shared.expose())));
+}

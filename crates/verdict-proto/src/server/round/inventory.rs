@@ -1,0 +1,386 @@
+//! Inventories: checking another server's signed inventory (signatures in one batch, every
+//! rejection justified), and the accepted set `S` once all are in.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{ClientId, Party, ServerId};
+
+use super::*;
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
+    pub(crate) fn on_inventory(&mut self, env: Envelope<S::G>) {
+        let Party::Server(j) = env.header().sender else {
+            return;
+        };
+        let session = self.session.0;
+        let round_no = env.header().round;
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        // A signed inventory is kept as evidence only while it can become some: when a slot's
+        // ciphertexts are vouched for by their server's sum. (Holding every inventory of an
+        // XOR round costs more than everything else the round does with them.)
+        let keep = run.round.open.iter().any(deferrable::<S>);
+        if j == self.id {
+            // Our own inventory: its submissions were checked and decoded on arrival.
+            let inventory = Inventory {
+                envelope: keep.then_some(env),
+                items: core::mem::take(&mut run.round.own).into_iter().collect(),
+                rejected: core::mem::take(&mut run.round.own_rejected),
+                aggregates: core::mem::take(&mut run.round.own_aggregates),
+            };
+            if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
+                *slot = Some(inventory);
+            }
+            self.last_progress = self.now;
+            return self.after_inventories();
+        }
+        let open = run.round.open.clone();
+        // Only a server can have put an unsigned or malformed submission in its inventory.
+        let bad = |this: &mut Self| this.bad_message(j, round_no, &env);
+        let mut r = Reader::new(&env.payload);
+        let (Ok(list), Ok(rejected_list), Ok(aggregate_list), Ok(())) = (
+            r.byte_slices(),
+            r.byte_slices(),
+            r.byte_slices(),
+            r.finish(),
+        ) else {
+            return bad(self);
+        };
+        if aggregate_list.len() != open.len() {
+            return bad(self);
+        }
+        // Parse and check every envelope, verify all client signatures in one batch (one
+        // multi-scalar multiplication instead of one verification each), then decode.
+        let n_accepted = list.len();
+        let mut envelopes = Vec::with_capacity(list.len() + rejected_list.len());
+        let mut listed = BTreeSet::new();
+        for bytes in list.into_iter().chain(rejected_list) {
+            let Ok((signed, payload)) = Envelope::<S::G>::parse(bytes) else {
+                return bad(self);
+            };
+            let h = &signed.header;
+            let (Party::Client(c), Kind::Submission, true, true) =
+                (h.sender, h.kind, h.session == session, h.round == round_no)
+            else {
+                return bad(self);
+            };
+            let Some(key) = self.config.key_of(h.sender) else {
+                return bad(self);
+            };
+            if !listed.insert(c) {
+                return bad(self);
+            }
+            envelopes.push((c, key, signed, payload, bytes));
+        }
+        let signed: Vec<_> = envelopes
+            .iter()
+            .map(|(_, k, signed, _, _)| (*k, signed))
+            .collect();
+        if crate::wire::verify_batch(&signed, &mut self.rng).is_err() {
+            return bad(self);
+        }
+        let mut aggregates = Vec::with_capacity(open.len());
+        for (o, bytes) in open.iter().zip(&aggregate_list) {
+            if deferrable::<S>(o) {
+                let Ok(a) = S::decode_aggregate(o.len, bytes) else {
+                    return bad(self);
+                };
+                aggregates.push(Some(a));
+            } else if bytes.is_empty() {
+                aggregates.push(None);
+            } else {
+                return bad(self);
+            }
+        }
+        let mut items = Vec::with_capacity(n_accepted);
+        let mut rejected = Vec::new();
+        for (pos, (c, _, _, payload, bytes)) in envelopes.into_iter().enumerate() {
+            if pos < n_accepted {
+                // Ciphertexts of verifiable slots stay encoded: this server vouches for them
+                // with its aggregate, and we decode them only if the slot fails to reveal.
+                let Ok(cts) = Self::decode_submission(&open, payload, false) else {
+                    return bad(self);
+                };
+                items.push((
+                    c,
+                    Submitted {
+                        envelope: bytes.to_vec(),
+                        cts,
+                    },
+                ));
+                continue;
+            }
+            // A rejection must be justified: the submission really carries an invalid proof
+            // (or a malformed ciphertext). Otherwise the server is excluding an honest client.
+            let State::Running(run) = &mut self.state else {
+                return;
+            };
+            let prepared = &run.round.prepared;
+            match first_invalid_slot(&run.nets, &open, prepared, c, payload, &mut self.rng) {
+                Some(slot) => rejected.push((c, slot, bytes.to_vec())),
+                None => {
+                    return self.halt(
+                        j,
+                        ServerFault::FalseRejection {
+                            round: round_no,
+                            client: c,
+                        },
+                        vec![env.to_bytes()],
+                    );
+                }
+            }
+        }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
+            *slot = Some(Inventory {
+                envelope: keep.then_some(env),
+                items,
+                rejected,
+                aggregates,
+            });
+        }
+        self.last_progress = self.now;
+        self.after_inventories();
+    }
+
+    pub(crate) fn after_inventories(&mut self) {
+        let verification = self.config.policy.mode.verification();
+        let eager = verification == Verification::Eager;
+        let excluded = self.excluded.clone();
+        let me = self.id;
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        if run.round.inventories.iter().any(Option::is_none) || run.round.my_cts.is_some() {
+            return;
+        }
+        let round_no = run.round.number;
+        let m = run.round.inventories.len();
+        // S: the union of the inventories; a client counted twice with different submissions
+        // signed two versions of its round input — excluded, both signed messages as evidence.
+        // A server whose inventory is not exactly its share of S (a client also listed by
+        // another server, or excluded) cannot have its aggregates used as they are: we
+        // recompute them from its submissions.
+        let mut accepted: BTreeMap<ClientId, Submitted<S>> = BTreeMap::new();
+        let mut upstream: BTreeMap<ClientId, ServerId> = BTreeMap::new();
+        let mut doubles: BTreeMap<ClientId, Vec<Vec<u8>>> = BTreeMap::new();
+        let mut rejections: BTreeMap<ClientId, (u32, Vec<u8>)> = BTreeMap::new();
+        let mut recompute = vec![false; m];
+        let mut forwarded = Vec::with_capacity(m);
+        for (j, inv) in run.round.inventories.iter_mut().enumerate() {
+            let Some(inv) = inv else { continue };
+            forwarded.push(Forwarded {
+                envelope: core::mem::take(&mut inv.envelope),
+                aggregates: core::mem::take(&mut inv.aggregates),
+                as_forwarded: true,
+            });
+            for (c, slot, envelope) in inv.rejected.drain(..) {
+                rejections.entry(c).or_insert((slot, envelope));
+            }
+            for (c, sub) in inv.items.drain(..) {
+                if excluded.contains(&c) {
+                    recompute[j] = true;
+                    continue;
+                }
+                match accepted.get(&c) {
+                    Some(prev) if prev.envelope != sub.envelope => {
+                        doubles
+                            .entry(c)
+                            .or_insert_with(|| vec![prev.envelope.clone()])
+                            .push(sub.envelope);
+                        recompute[j] = true;
+                    }
+                    // The same submission from two servers is counted once, from the first.
+                    Some(_) => recompute[j] = true,
+                    None => {
+                        accepted.insert(c, sub);
+                        upstream.insert(c, ServerId(j as u32));
+                    }
+                }
+            }
+        }
+        for (c, evidence) in doubles {
+            accepted.remove(&c);
+            if let Some(u) = upstream.remove(&c) {
+                recompute[u.0 as usize] = true;
+            }
+            run.round.excluded_now.push((
+                c,
+                ExclusionReason::DoubleSubmission { round: round_no },
+                evidence,
+            ));
+        }
+        // Rejections (each checked on receipt): the client is excluded. A server that counted
+        // the very submission another one rejected did not verify it, as eager mode requires.
+        let mut fault = None;
+        for (c, (slot, envelope)) in rejections {
+            if let Some(sub) = accepted.remove(&c) {
+                let u = upstream.remove(&c).unwrap_or(me);
+                recompute[u.0 as usize] = true;
+                if eager && u != me && sub.envelope == envelope && fault.is_none() {
+                    let evidence = forwarded
+                        .get(u.0 as usize)
+                        .and_then(|f: &Forwarded<S>| f.envelope.as_ref())
+                        .map(|e| vec![e.to_bytes(), envelope.clone()])
+                        .unwrap_or_default();
+                    fault = Some((
+                        u,
+                        ServerFault::UncheckedSubmission {
+                            round: round_no,
+                            client: c,
+                        },
+                        evidence,
+                    ));
+                }
+            }
+            if !run.round.excluded_now.iter().any(|(x, _, _)| *x == c) {
+                run.round.excluded_now.push((
+                    c,
+                    ExclusionReason::InvalidProof {
+                        round: round_no,
+                        slot,
+                    },
+                    vec![envelope],
+                ));
+            }
+        }
+        if let Some((j, f, evidence)) = fault {
+            return self.halt(j, f, evidence);
+        }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        if eager && !S::AGGREGATES {
+            // Eager-only suites: every server verifies every client proof before combining.
+            let mut bad: BTreeMap<ClientId, u32> = BTreeMap::new();
+            for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
+            {
+                if open.kind != SlotKind::Verifiable {
+                    continue;
+                }
+                let items = slot_items(&accepted, k);
+                for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
+                    bad.entry(c).or_insert(open.slot);
+                }
+            }
+            for (c, slot) in bad {
+                if let Some(sub) = accepted.remove(&c) {
+                    upstream.remove(&c);
+                    run.round.excluded_now.push((
+                        c,
+                        ExclusionReason::InvalidProof {
+                            round: round_no,
+                            slot,
+                        },
+                        vec![sub.envelope],
+                    ));
+                }
+            }
+        }
+        // The aggregates the reveal will use: as forwarded, or recomputed (see above).
+        for (j, fw) in forwarded.iter_mut().enumerate() {
+            if !recompute[j] {
+                continue;
+            }
+            fw.as_forwarded = false;
+            let server = ServerId(j as u32);
+            for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
+            {
+                if !deferrable::<S>(open) {
+                    continue;
+                }
+                let mut items = Vec::new();
+                for (c, sub) in accepted.iter_mut() {
+                    if upstream.get(c) != Some(&server) {
+                        continue;
+                    }
+                    if !decode_deferred(open, sub, k) && fault.is_none() {
+                        fault = Some((
+                            server,
+                            ServerFault::UncheckedSubmission {
+                                round: round_no,
+                                client: *c,
+                            },
+                            fw.envelope.iter().map(Envelope::to_bytes).collect(),
+                        ));
+                    }
+                }
+                for (c, sub) in &accepted {
+                    if upstream.get(c) == Some(&server)
+                        && let Some(Some(ct)) = sub.cts.get(k)
+                    {
+                        items.push((*c, ct));
+                    }
+                }
+                match (
+                    run.nets.aggregate(prepared, &items),
+                    fw.aggregates.get_mut(k),
+                ) {
+                    (Ok(a), Some(slot)) => *slot = a,
+                    _ if fault.is_none() => {
+                        fault = Some((
+                            server,
+                            ServerFault::BadOutput { round: round_no },
+                            fw.envelope.iter().map(Envelope::to_bytes).collect(),
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some((j, f, evidence)) = fault {
+            return self.halt(j, f, evidence);
+        }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        run.round.accepted = accepted;
+        run.round.upstream = upstream;
+        run.round.forwarded = forwarded;
+        // Server ciphertexts over S (for aggregating suites a verifiable slot's depends on the
+        // accepted ids alone).
+        let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
+        let mut cts = Vec::with_capacity(run.round.open.len());
+        for (k, prepared) in run.round.prepared.iter().enumerate() {
+            let ct = match prepared {
+                Prepared::Ver(p) if S::AGGREGATES => {
+                    run.nets
+                        .server_ciphertext_for(&run.secrets, p, &ids, &mut self.rng)
+                }
+                _ => {
+                    let items = slot_items(&run.round.accepted, k);
+                    run.nets
+                        .server_ciphertext(&run.secrets, prepared, &items, &mut self.rng)
+                }
+            };
+            match ct {
+                Ok(ct) => cts.push(ct),
+                Err(_) => {
+                    return self.halt(me, ServerFault::BadOutput { round: round_no }, Vec::new());
+                }
+            }
+        }
+        let mut w = Writer::new();
+        write_byte_list(&mut w, &cts);
+        let payload = w.finish();
+        run.round.my_cts = Some(payload.clone());
+        let has_xor = run.round.open.iter().any(|o| o.kind == SlotKind::Xor);
+        if has_xor {
+            // Commit first: no server may choose its XOR ciphertext after seeing the others'.
+            let digest = *blake3::hash(&payload).as_bytes();
+            self.broadcast(Kind::Commit, round_no, digest.to_vec());
+        } else {
+            self.broadcast(Kind::ServerCiphertexts, round_no, payload);
+        }
+        // Ciphertexts of faster servers that arrived before we knew S can be checked now.
+        if let State::Running(run) = &mut self.state {
+            for env in core::mem::take(&mut run.round.early_cts) {
+                self.on_server_cts(env);
+            }
+        }
+    }
+}

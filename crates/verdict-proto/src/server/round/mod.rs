@@ -1,0 +1,198 @@
+//! Rounds: routing round messages (buffering the next round's), the round state's helpers, and
+//! the construction of a round from the schedule.
+
+use core::time::Duration;
+use std::collections::BTreeMap;
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{ClientId, Party};
+
+use super::*;
+
+mod certify;
+mod ciphertexts;
+mod inventory;
+mod reveal;
+mod submission;
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
+    pub(crate) fn handle_round_message(&mut self, env: Envelope<S::G>) {
+        let h = env.header().clone();
+        let State::Running(run) = &mut self.state else {
+            if let State::Setup(setup) = &mut self.state
+                && matches!(h.sender, Party::Server(_))
+                && h.round == 0
+                && setup.early.len() < 4 * self.config.num_servers()
+            {
+                // A faster server finished set-up first and is already in round 0; keep its
+                // round messages (bounded: a few per server) until we get there.
+                setup.early.push((h.sender, env.to_bytes()));
+                return;
+            }
+            return self.reject(MessageError::Unexpected {
+                from: h.sender,
+                kind: h.kind.name(),
+                round: h.round,
+            });
+        };
+        let current = run.round.number;
+        let blame_kind = matches!(h.kind, Kind::BlameBits | Kind::Verdict | Kind::Rebuttal);
+        if !blame_kind && h.round > current {
+            // Nobody can be more than one round ahead: certifying a round needs our signature.
+            // Bounded: a few messages per participant, so a client flooding next-round
+            // messages cannot grow our memory.
+            let cap = 4 * (self.config.num_servers() + self.clients.len());
+            if h.round == current + 1 && run.future.len() < cap {
+                run.future.push((h.sender, env.to_bytes()));
+                return;
+            }
+            return self.reject(MessageError::Unexpected {
+                from: h.sender,
+                kind: h.kind.name(),
+                round: h.round,
+            });
+        }
+        if !blame_kind && h.round < current {
+            return self.reject(MessageError::Unexpected {
+                from: h.sender,
+                kind: h.kind.name(),
+                round: h.round,
+            });
+        }
+        match h.kind {
+            Kind::Submission => self.on_submission(env),
+            Kind::Inventory => self.on_inventory(env),
+            Kind::Commit => self.on_commit(env),
+            Kind::ServerCiphertexts => self.on_server_cts(env),
+            Kind::OutputSignature => self.on_output_signature(env),
+            Kind::BlameBits => self.on_blame_bits(env),
+            Kind::Rebuttal => self.on_rebuttal(env),
+            Kind::Verdict => self.on_verdict(env),
+            _ => self.reject(MessageError::Unexpected {
+                from: h.sender,
+                kind: h.kind.name(),
+                round: h.round,
+            }),
+        }
+    }
+}
+
+/// The accepted clients' ciphertexts for the `k`-th open slot.
+pub(crate) fn slot_items<S: ProtoSuite>(
+    accepted: &BTreeMap<ClientId, Submitted<S>>,
+    k: usize,
+) -> Vec<(ClientId, &ClientCt<S>)> {
+    accepted
+        .iter()
+        .filter_map(|(c, s)| s.cts.get(k).and_then(Option::as_ref).map(|ct| (*c, ct)))
+        .collect()
+}
+
+/// The first open slot in which `client`'s submission `payload` carries a malformed ciphertext
+/// or an invalid proof (`None`: the submission is valid).
+pub(crate) fn first_invalid_slot<S: ProtoSuite, R: RngCore + CryptoRng>(
+    nets: &Nets<S>,
+    open: &[OpenSlot],
+    prepared: &[Prepared<S>],
+    client: ClientId,
+    payload: &[u8],
+    rng: &mut R,
+) -> Option<u32> {
+    let first = open.first().map_or(0, |o| o.slot);
+    let Ok(list) = Reader::new(payload).byte_slices() else {
+        return Some(first);
+    };
+    if list.len() != open.len() {
+        return Some(first);
+    }
+    for ((o, p), bytes) in open.iter().zip(prepared).zip(&list) {
+        let Some(ct) = Nets::<S>::decode_client(o, bytes) else {
+            return Some(o.slot);
+        };
+        if !nets.verify_clients(p, &[(client, &ct)], rng).is_empty() {
+            return Some(o.slot);
+        }
+    }
+    None
+}
+
+/// Whether servers may leave this slot's ciphertexts of other servers' clients undecoded and
+/// use those servers' aggregates instead.
+pub(crate) fn deferrable<S: ProtoSuite>(open: &OpenSlot) -> bool {
+    S::AGGREGATES && open.kind == SlotKind::Verifiable
+}
+
+/// Decodes the `k`-th slot ciphertext of a submission whose decoding was deferred (`None`:
+/// the client signed a malformed ciphertext, which its upstream server should have refused).
+/// Decodes slot `k`'s ciphertext from a submission envelope kept encoded (checked on receipt).
+pub(crate) fn client_ct<S: ProtoSuite>(
+    open: &OpenSlot,
+    envelope: &[u8],
+    k: usize,
+) -> Option<ClientCt<S>> {
+    let payload = Envelope::<S::G>::payload_of(envelope).ok()?;
+    let list = Reader::new(payload).byte_slices().ok()?;
+    Nets::<S>::decode_client(open, list.get(k)?)
+}
+
+pub(crate) fn decode_deferred<S: ProtoSuite>(
+    open: &OpenSlot,
+    sub: &mut Submitted<S>,
+    k: usize,
+) -> bool {
+    if sub.cts.get(k).is_some_and(Option::is_some) {
+        return true;
+    }
+    match (client_ct::<S>(open, &sub.envelope, k), sub.cts.get_mut(k)) {
+        (Some(ct), Some(slot)) => {
+            *slot = Some(ct);
+            true
+        }
+        _ => false,
+    }
+}
+
+pub(crate) fn message_kind(hybrid: bool) -> SlotKind {
+    if hybrid {
+        SlotKind::Xor
+    } else {
+        SlotKind::Verifiable
+    }
+}
+
+pub(crate) fn new_round<S: ProtoSuite>(
+    nets: &Nets<S>,
+    schedule: &Schedule,
+    number: u64,
+    now: Duration,
+    m: usize,
+) -> Result<Round<S>, String> {
+    let open = schedule.open_slots();
+    let prepared = open
+        .iter()
+        .map(|o| nets.prepare(o, number))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok(Round {
+        number,
+        open,
+        prepared,
+        opened_at: now,
+        fraction_at: None,
+        own: BTreeMap::new(),
+        own_rejected: Vec::new(),
+        own_aggregates: Vec::new(),
+        inventories: (0..m).map(|_| None).collect(),
+        accepted: BTreeMap::new(),
+        upstream: BTreeMap::new(),
+        forwarded: Vec::new(),
+        excluded_now: Vec::new(),
+        my_cts: None,
+        commits: vec![None; m],
+        server_cts: (0..m).map(|_| None).collect(),
+        early_cts: Vec::new(),
+        result: None,
+        accusations: Vec::new(),
+        signatures: vec![None; m],
+    })
+}

@@ -1,0 +1,242 @@
+//! Reveal: combining every slot, interpreting the revealed payloads, and the full check that
+//! names the cheaters when a verifiable slot fails.
+
+use std::collections::BTreeMap;
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{ClientId, ServerId, SessionId};
+
+use super::*;
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
+    pub(crate) fn after_server_cts(&mut self) {
+        let lazy = self.config.policy.mode.verification() == Verification::Lazy;
+        let hybrid = self.config.policy.mode.is_hybrid();
+        let session = self.session;
+        let me = self.id;
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        if run.round.server_cts.iter().any(Option::is_none) || run.round.result.is_some() {
+            return;
+        }
+        let round_no = run.round.number;
+        let mut slots = Vec::with_capacity(run.round.open.len());
+        let mut next_lens = Vec::with_capacity(run.round.open.len());
+        let mut lazy_bad: BTreeMap<ClientId, u32> = BTreeMap::new();
+        let mut accusations = Vec::new();
+        let mut failed = Vec::new();
+        for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate() {
+            let items = slot_items(&run.round.accepted, k);
+            let servers: Vec<&ServerCt<S>> = run
+                .round
+                .server_cts
+                .iter()
+                .flatten()
+                .filter_map(|(_, v)| v.get(k))
+                .collect();
+            let pseudonym = run.nets.ver.roster().pseudonym(open.slot).ok().cloned();
+            let revealed = match prepared {
+                Prepared::Ver(p) if S::AGGREGATES => {
+                    let aggregates: Vec<&S::Aggregate> = run
+                        .round
+                        .forwarded
+                        .iter()
+                        .filter_map(|f| f.aggregates.get(k).and_then(Option::as_ref))
+                        .collect();
+                    run.nets.reveal_aggregated(p, &aggregates, &servers)
+                }
+                _ => run.nets.reveal(prepared, &items, &servers),
+            };
+            let (out, next) = match revealed {
+                Ok(Ok(None)) => (SlotOutput::Empty, 0),
+                Ok(Ok(Some(payload))) => interpret::<S>(
+                    open,
+                    &payload,
+                    &session,
+                    round_no,
+                    pseudonym.as_ref(),
+                    lazy,
+                    hybrid,
+                    &mut accusations,
+                ),
+                Ok(Err(raw)) => (SlotOutput::Corrupt(raw), 0),
+                Err(_) => (SlotOutput::Corrupt(Vec::new()), 0),
+            };
+            if (lazy || S::AGGREGATES)
+                && open.kind == SlotKind::Verifiable
+                && matches!(out, SlotOutput::Corrupt(_))
+            {
+                // The slot failed (lazy: the owner's signature did not verify). Every proof of
+                // the slot is checked now (below) and whoever cheated is excluded.
+                failed.push(k);
+            }
+            slots.push((*open, out));
+            next_lens.push(next);
+        }
+        let mut fault = None;
+        for k in failed {
+            let (Some(open), Some(prepared)) = (run.round.open.get(k), run.round.prepared.get(k))
+            else {
+                continue;
+            };
+            let blame_upstream = |c: ClientId, fault: &mut Option<_>| {
+                let u = run.round.upstream.get(&c).copied().unwrap_or(me);
+                if u != me && fault.is_none() {
+                    let evidence = run
+                        .round
+                        .forwarded
+                        .get(u.0 as usize)
+                        .and_then(|f| f.envelope.as_ref())
+                        .map(|e| vec![e.to_bytes()])
+                        .unwrap_or_default();
+                    *fault = Some((
+                        u,
+                        ServerFault::UncheckedSubmission {
+                            round: round_no,
+                            client: c,
+                        },
+                        evidence,
+                    ));
+                }
+            };
+            // Decode what we deferred. A malformed ciphertext is the client's doing, and its
+            // upstream server's, which decodes every submission on arrival.
+            for (c, sub) in run.round.accepted.iter_mut() {
+                if !decode_deferred(open, sub, k) {
+                    lazy_bad.entry(*c).or_insert(open.slot);
+                    blame_upstream(*c, &mut fault);
+                }
+            }
+            let items = slot_items(&run.round.accepted, k);
+            for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
+                lazy_bad.entry(c).or_insert(open.slot);
+                if !lazy && S::AGGREGATES {
+                    // Eager: its upstream server should have rejected it.
+                    blame_upstream(c, &mut fault);
+                }
+            }
+            if !S::AGGREGATES {
+                continue;
+            }
+            // Every aggregate we used as forwarded must be the sum of what its server forwarded.
+            for (j, fw) in run.round.forwarded.iter().enumerate() {
+                let server = ServerId(j as u32);
+                if !fw.as_forwarded || server == me {
+                    continue;
+                }
+                let own: Vec<(ClientId, &ClientCt<S>)> = items
+                    .iter()
+                    .filter(|(c, _)| run.round.upstream.get(c) == Some(&server))
+                    .copied()
+                    .collect();
+                let sum = run.nets.aggregate(prepared, &own).ok().flatten();
+                if sum.as_ref() != fw.aggregates.get(k).and_then(Option::as_ref) && fault.is_none()
+                {
+                    fault = Some((
+                        server,
+                        ServerFault::WrongAggregate {
+                            round: round_no,
+                            slot: open.slot,
+                        },
+                        fw.envelope.iter().map(Envelope::to_bytes).collect(),
+                    ));
+                }
+            }
+        }
+        if let Some((j, f, evidence)) = fault {
+            return self.halt(j, f, evidence);
+        }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        for (c, slot) in lazy_bad {
+            let evidence = run
+                .round
+                .accepted
+                .get(&c)
+                .map(|s| vec![s.envelope.clone()])
+                .unwrap_or_default();
+            run.round.excluded_now.push((
+                c,
+                ExclusionReason::InvalidProof {
+                    round: round_no,
+                    slot,
+                },
+                evidence,
+            ));
+        }
+        let mut excluded: Vec<(ClientId, ExclusionReason)> =
+            core::mem::take(&mut run.pending_exclusions);
+        excluded.extend(run.round.excluded_now.iter().map(|(c, r, _)| (*c, *r)));
+        let result = RoundResult {
+            round: round_no,
+            participants: run.round.accepted.len() as u32,
+            slots,
+            next_lens,
+            excluded,
+        };
+        let bytes = result.to_bytes();
+        let digest = *blake3::hash(&bytes).as_bytes();
+        run.round.result = Some((result, bytes));
+        run.round.accusations = accusations;
+        self.broadcast(Kind::OutputSignature, round_no, digest.to_vec());
+    }
+}
+
+/// Turns a revealed payload into a slot output (and records accusations).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn interpret<S: ProtoSuite>(
+    open: &OpenSlot,
+    payload: &[u8],
+    session: &SessionId,
+    round: u64,
+    pseudonym: Option<&verdict_nizk::VerifyingKey<S::G>>,
+    lazy: bool,
+    hybrid: bool,
+    accusations: &mut Vec<Accusation>,
+) -> (SlotOutput, u32) {
+    let corrupt = (SlotOutput::Corrupt(Vec::new()), 0);
+    let Some((next, body)) = split_payload(payload) else {
+        return corrupt;
+    };
+    let sig_len = verdict_nizk::Signature::<S::G>::ENCODED_LEN;
+    let signed = |body: &[u8]| -> Option<Vec<u8>> {
+        let split = body.len().checked_sub(sig_len)?;
+        let (content, sig) = body.split_at(split);
+        let sig = verdict_nizk::Signature::<S::G>::from_bytes(sig).ok()?;
+        let mut signed_content = next.to_be_bytes().to_vec();
+        signed_content.extend_from_slice(content);
+        verify_slot(
+            pseudonym?,
+            session,
+            round,
+            open.kind,
+            open.slot,
+            &signed_content,
+            &sig,
+        )
+        .then(|| content.to_vec())
+    };
+    match open.kind {
+        SlotKind::Xor => (SlotOutput::Message(body.to_vec()), next),
+        SlotKind::Verifiable if hybrid => {
+            // An accusation slot: accusation ‖ pseudonym signature.
+            let Some(content) = signed(body) else {
+                return corrupt;
+            };
+            match Accusation::from_bytes(&content) {
+                Ok(acc) if acc.slot == open.slot => {
+                    accusations.push(acc);
+                    (SlotOutput::Message(content), 0)
+                }
+                _ => corrupt,
+            }
+        }
+        SlotKind::Verifiable if lazy => match signed(body) {
+            Some(content) => (SlotOutput::Message(content), next),
+            None => corrupt,
+        },
+        SlotKind::Verifiable => (SlotOutput::Message(body.to_vec()), next),
+    }
+}
