@@ -17,16 +17,16 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{Ciphersuite, ClientId, DhReveal, Party, ServerId, SessionId, SlotRound};
+use verdict_dcnet::{Ciphersuite, ClientId, Party, ServerId, SessionId, SlotRound};
 use verdict_nizk::{Signature, SigningKey};
 use verdict_shuffle::keyshuffle::client_submit;
 
+use crate::blame::{Rebuttal, RebuttalRequest, open_blame_bits};
 use crate::config::GroupConfig;
 use crate::error::{ApiError, ConfigError, MessageError, WireError};
 use crate::event::{Event, Transmit};
 use crate::keys::SecretKeys;
-use crate::policy::Verification;
-use crate::server::{accusation_len, bit_of, decode_blame_bits};
+use crate::server::{accusation_len, bit_of};
 use crate::setup::build_nets;
 use crate::setup::{SetupLog, client_setup_payload};
 use crate::slot::{
@@ -57,9 +57,19 @@ struct Ready<S: ProtoSuite> {
     /// Per recent round: the open slots and the frame this client XORed into its XOR slot.
     sent: BTreeMap<u64, (Vec<OpenSlot>, Vec<u8>)>,
     accusation: Option<Accusation>,
-    rebutted: Vec<Accusation>,
+    /// Our defence against the accusation we are the suspect of, if any.
+    defence: Option<Defence>,
     /// The message sent in the current round, to re-queue if the slot does not deliver it.
     in_flight: Option<Vec<u8>>,
+}
+
+/// What a suspect has answered so far.
+struct Defence {
+    accusation: Accusation,
+    /// Servers whose false claims we have proven.
+    proven: Vec<ServerId>,
+    /// The claim sets (header digests) we have not objected to (bounded by `M`).
+    answered: Vec<Vec<[u8; 32]>>,
 }
 
 enum State<S: ProtoSuite> {
@@ -193,10 +203,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         (self.config.policy.max_len as usize).saturating_sub(overhead)
     }
 
+    /// Bytes of a message slot's pseudonym signature: every verifiable message slot is signed
+    /// (hybrid messages travel in XOR frames, which the XOR suite signs itself).
     fn signature_overhead(&self) -> usize {
-        let lazy_verifiable = !self.config.policy.mode.is_hybrid()
-            && self.config.policy.mode.verification() == Verification::Lazy;
-        if lazy_verifiable {
+        if !self.config.policy.mode.is_hybrid() {
             Signature::<S::G>::ENCODED_LEN
         } else {
             0
@@ -346,7 +356,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             round: 0,
             sent: BTreeMap::new(),
             accusation: None,
-            rebutted: Vec::new(),
+            defence: None,
             in_flight: None,
         }));
         self.submit_round();
@@ -543,25 +553,41 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                     message: msg.clone(),
                 });
             }
-            // Hybrid: our XOR slot was corrupted — pick a bit where we sent 0 and the output
-            // shows 1; it says nothing about us (every client sent 0 there).
-            if let SlotOutput::Corrupt(raw) = out
-                && open.kind == SlotKind::Xor
-                && ready.slot == Some(open.slot)
-                && let Some((_, frame)) = ready.sent.get(&result.round)
+        }
+        // Hybrid: whenever our XOR slot's output is not exactly the frame we sent — corrupt, a
+        // message we did not send, or empty — accuse, at a bit where we sent 0 and the output
+        // shows 1 (it says nothing about us: every other client sent 0 there too).
+        if let (true, Some(own)) = (hybrid, ready.slot)
+            && let Some(((open, out), next)) = result
+                .slots
+                .iter()
+                .zip(&result.next_lens)
+                .find(|((o, _), _)| o.kind == SlotKind::Xor && o.slot == own)
+            && let Some((_, frame)) = ready.sent.get(&result.round)
+        {
+            let output = xor_output_frame(open, out, *next, frame.len());
+            if let Some(output) = output
+                && frame.get(..output.len()) != Some(&output[..])
+                && let Some(bit) = accusation_bit(frame, &output)
             {
-                let bits = (raw.len() as u64) * 8;
-                let bit = (0..bits).find(|b| {
-                    bit_of(raw, *b) == Some(true) && bit_of(frame, *b).is_none_or(|f| !f)
+                ready.accusation = Some(Accusation {
+                    round: result.round,
+                    slot: open.slot,
+                    bit,
                 });
-                if let Some(bit) = bit {
-                    ready.accusation = Some(Accusation {
-                        round: result.round,
-                        slot: open.slot,
-                        bit,
-                    });
-                }
             }
+        }
+        if result.roster as usize != self.config.num_clients() {
+            return Err(malformed(WireError::Invalid("round output roster")));
+        }
+        if result.accepted.binary_search(&self.id).is_err()
+            && !result.excluded.iter().any(|(c, _)| *c == self.id)
+        {
+            // Our upstream did not count our submission (a malicious or failing upstream: a
+            // driver can switch to another server).
+            self.events.push_back(Event::LeftOut {
+                round: result.round,
+            });
         }
         // Our message did not come out intact (disruption, or a corrupted slot): send it again.
         if let Some(sent) = ready.in_flight.take() {
@@ -583,7 +609,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         }
         self.events.push_back(Event::RoundComplete {
             round: result.round,
-            participants: result.participants,
+            participants: result.participants(),
         });
         if result.excluded.iter().any(|(c, _)| *c == self.id) {
             self.state = State::Done;
@@ -595,18 +621,24 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         Ok(())
     }
 
+    /// A server asks this client to rebut an accusation it is the suspect of.
+    ///
+    /// Every claim about our pad bits is checked against the truth, whichever request brings
+    /// it: a false one is answered at once with a lie proof (conclusive on its own). "No
+    /// objection" is sent only for a request carrying a signed claim from every server, none
+    /// false, and once per distinct set of claims — so a server that asks early with a partial
+    /// or doctored set cannot make us concede, and every honest server, which holds the
+    /// claims all honest servers hold, gets an answer about exactly its set.
     fn on_rebuttal_request(&mut self, env: &Envelope<S::G>) -> Result<(), MessageError> {
         let from = env.header().sender;
         let malformed = |source| MessageError::Malformed { from, source };
+        let m = self.config.num_servers();
         let State::Ready(ready) = &mut self.state else {
             return Ok(());
         };
-        let mut r = Reader::new(&env.payload);
-        let acc = Accusation::read(&mut r).map_err(malformed)?;
-        let suspect = ClientId(r.u32().map_err(malformed)?);
-        let envs = r.byte_list().map_err(malformed)?;
-        r.finish().map_err(malformed)?;
-        if suspect != self.id || ready.rebutted.contains(&acc) {
+        let request = RebuttalRequest::from_bytes(&env.payload).map_err(malformed)?;
+        let acc = request.accusation;
+        if request.suspect != self.id || env.header().round != acc.round {
             return Ok(());
         }
         let Some((open, _)) = ready.sent.get(&acc.round) else {
@@ -622,70 +654,111 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             return Ok(());
         };
         let sr = SlotRound::new(acc.slot, acc.round, slot.len);
-        // Compare each server's own signed claim about our pad bit with the truth; reveal the
-        // DH secret of the first server that lied.
-        let mut liar = None;
-        for bytes in &envs {
-            let Ok(e) = Envelope::<S::G>::from_bytes(bytes) else {
+        if ready.defence.as_ref().is_none_or(|d| d.accusation != acc) {
+            ready.defence = Some(Defence {
+                accusation: acc,
+                proven: Vec::new(),
+                answered: Vec::new(),
+            });
+        }
+        let Some(defence) = ready.defence.as_mut() else {
+            return Ok(());
+        };
+        let mut set: Vec<Option<[u8; 32]>> = vec![None; m];
+        let mut lies = Vec::new();
+        for bytes in request.bits.iter().take(m) {
+            let Some((j, claim, e)) = open_blame_bits(&self.config, &self.session, bytes) else {
                 continue;
             };
-            let h = e.header();
-            let (Party::Server(j), Kind::BlameBits) = (h.sender, h.kind) else {
-                continue;
-            };
-            let Some(key) = self.config.key_of(h.sender) else {
-                continue;
-            };
-            if e.verify(key).is_err() || h.session != self.session.0 {
+            if claim.accusation != acc || claim.slot_len != slot.len as u64 {
                 continue;
             }
-            let Ok((a, clients, bits)) = decode_blame_bits(&e.payload) else {
+            let Some(claimed) = claim.bit_for(self.id) else {
                 continue;
             };
-            if a != acc {
-                continue;
-            }
-            let Some(idx) = clients.iter().position(|c| *c == self.id) else {
-                continue;
-            };
-            let claimed = bits.get(idx).copied();
             let truth = XorOf::<S>::client_pad_bit(xor, state, j, sr, acc.bit).ok();
-            if claimed.is_some() && truth.is_some() && claimed != truth {
-                liar = Some(j);
-                break;
+            if truth.is_some_and(|t| t != claimed) {
+                if !defence.proven.contains(&j) {
+                    defence.proven.push(j);
+                    lies.push((j, bytes.clone()));
+                }
+            } else if let Some(entry) = set.get_mut(j.0 as usize) {
+                entry.get_or_insert(e.header().digest);
             }
         }
-        let reveal = match liar {
-            Some(j) => XorOf::<S>::pad_bit_reveal_client(
+        let mut answers = Vec::new();
+        for (j, bits) in lies {
+            let reveal = XorOf::<S>::pad_bit_reveal_client(
                 xor.roster(),
                 self.id,
                 self.keys.xor(),
                 j,
                 &mut self.rng,
-            )
-            .ok()
-            .map(|r: DhReveal<S::G>| r.to_bytes()),
-            None => None,
-        };
-        ready.rebutted.push(acc);
-        let mut w = Writer::new();
-        w.raw(&acc.to_bytes());
-        match reveal {
-            Some(b) => w.u8(1).bytes(&b),
-            None => w.u8(0),
-        };
-        let payload = w.finish();
-        // Straight to every server: a lying upstream cannot swallow the rebuttal.
-        for j in 0..self.config.num_servers() as u32 {
-            self.send(
-                Party::Server(ServerId(j)),
-                Kind::Rebuttal,
-                acc.round,
-                payload.clone(),
             );
+            if let Ok(reveal) = reveal {
+                answers.push(Rebuttal::LieProof {
+                    accusation: acc,
+                    bits,
+                    reveal: reveal.to_bytes(),
+                });
+            }
+        }
+        if answers.is_empty()
+            && let Some(digests) = set.into_iter().collect::<Option<Vec<[u8; 32]>>>()
+            && !defence.answered.contains(&digests)
+            && defence.answered.len() < m
+        {
+            defence.answered.push(digests.clone());
+            answers.push(Rebuttal::NoObjection {
+                accusation: acc,
+                digests,
+            });
+        }
+        for answer in answers {
+            let payload = answer.to_bytes();
+            // Straight to every server: a lying upstream cannot swallow the rebuttal.
+            for j in 0..m as u32 {
+                self.send(
+                    Party::Server(ServerId(j)),
+                    Kind::Rebuttal,
+                    acc.round,
+                    payload.clone(),
+                );
+            }
         }
         Ok(())
     }
+}
+
+/// What the certified output of an XOR slot says the combined frame was, as far as it tells:
+/// all of it for a corrupt slot (the raw combination) or an empty one (zeros); the length
+/// header, payload and zero padding for a delivered message (its signature is not in the
+/// output). The layout is the XOR suite's: `len (u32 BE) ‖ payload ‖ 0…0 ‖ signature`.
+fn xor_output_frame(
+    open: &OpenSlot,
+    out: &SlotOutput,
+    next: u32,
+    frame_len: usize,
+) -> Option<Vec<u8>> {
+    match out {
+        SlotOutput::Corrupt(raw) => Some(raw.iter().copied().take(frame_len).collect()),
+        SlotOutput::Empty => Some(vec![0; frame_len]),
+        SlotOutput::Message(m) => {
+            let payload = join_payload(next, m);
+            let len = u32::try_from(payload.len()).ok()?;
+            let mut f = vec![0u8; (HEADER_LEN + open.len).min(frame_len)];
+            f.get_mut(..HEADER_LEN)?.copy_from_slice(&len.to_be_bytes());
+            f.get_mut(HEADER_LEN..HEADER_LEN + payload.len())?
+                .copy_from_slice(&payload);
+            Some(f)
+        }
+    }
+}
+
+/// A bit where the owner sent 0 and the output shows 1 (the accusation bit), if any.
+fn accusation_bit(sent: &[u8], out: &[u8]) -> Option<u64> {
+    let bits = (out.len().min(sent.len()) as u64) * 8;
+    (0..bits).find(|b| bit_of(out, *b) == Some(true) && bit_of(sent, *b) == Some(false))
 }
 
 /// `content ‖ σ`, `σ` the pseudonym signature binding it to this session, round and slot.
@@ -794,5 +867,55 @@ impl<S: ProtoSuite> SetupCache<S> {
         if let Ok(mut m) = self.inner.lock() {
             m.insert(digest, v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPEN: OpenSlot = OpenSlot {
+        kind: SlotKind::Xor,
+        slot: 0,
+        len: 12,
+    };
+
+    /// The frame an owner sends: `len ‖ next ‖ message ‖ 0…0 ‖ signature (here 4 bytes)`.
+    fn frame(message: &[u8]) -> Vec<u8> {
+        let payload = join_payload(12, message);
+        let mut f = vec![0u8; HEADER_LEN + OPEN.len + 4];
+        f[..4].copy_from_slice(&(payload.len() as u32).to_be_bytes());
+        f[4..4 + payload.len()].copy_from_slice(&payload);
+        f[HEADER_LEN + OPEN.len..].copy_from_slice(&[0xaa; 4]);
+        f
+    }
+
+    #[test]
+    fn an_owner_accuses_whenever_its_slot_shows_anything_but_its_frame() {
+        let sent = frame(b"hi");
+        let len = sent.len();
+        // Delivered intact: nothing to accuse (the signature region is not compared).
+        let out = xor_output_frame(&OPEN, &SlotOutput::Message(b"hi".to_vec()), 12, len).unwrap();
+        assert_eq!(sent.get(..out.len()), Some(&out[..]));
+        // A different message: a bit where we sent 0 and it shows 1.
+        let out = xor_output_frame(&OPEN, &SlotOutput::Message(b"hj".to_vec()), 12, len).unwrap();
+        assert_ne!(sent.get(..out.len()), Some(&out[..]));
+        let bit = accusation_bit(&sent, &out).unwrap();
+        assert_eq!(bit_of(&sent, bit), Some(false));
+        assert_eq!(bit_of(&out, bit), Some(true));
+        // Content in a slot whose owner sent nothing.
+        let silent = vec![0u8; len];
+        let out = xor_output_frame(&OPEN, &SlotOutput::Message(b"x".to_vec()), 12, len).unwrap();
+        assert!(accusation_bit(&silent, &out).is_some());
+        // A corrupt slot: the raw combination.
+        let mut raw = sent.clone();
+        raw[12] ^= 0b0100_0000;
+        let out = xor_output_frame(&OPEN, &SlotOutput::Corrupt(raw), 0, len).unwrap();
+        assert_eq!(accusation_bit(&sent, &out), Some(12 * 8 + 6));
+        // A frame cancelled to nothing shows no 0→1 bit: not accusable (and, with signed
+        // frames, not producible without predicting the owner's fresh signature).
+        let out = xor_output_frame(&OPEN, &SlotOutput::Empty, 0, len).unwrap();
+        assert_ne!(out, sent);
+        assert_eq!(accusation_bit(&sent, &out), None);
     }
 }

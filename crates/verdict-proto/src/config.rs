@@ -177,12 +177,11 @@ impl<S: ProtoSuite> GroupConfig<S> {
     /// Validates the configuration (registrations, sizes, policy) and derives the session id.
     pub fn validate(&self) -> Result<SessionId, ConfigError> {
         self.policy.validate()?;
-        let lazy = !self.policy.mode.is_hybrid()
-            && self.policy.mode.verification() == crate::policy::Verification::Lazy;
+        let verifiable = !self.policy.mode.is_hybrid();
         let signature = verdict_nizk::Signature::<S::G>::ENCODED_LEN;
-        if lazy && (self.policy.default_len as usize) < crate::slot::HEADER_LEN + signature {
+        if verifiable && (self.policy.default_len as usize) < crate::slot::HEADER_LEN + signature {
             return Err(ConfigError::Policy(
-                "default_len cannot hold the slot header and the lazy-mode pseudonym signature",
+                "default_len cannot hold the slot header and the owner's pseudonym signature",
             ));
         }
         if self.servers.is_empty() {

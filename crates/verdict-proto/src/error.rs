@@ -160,10 +160,14 @@ impl ExclusionReason {
 
 /// A server misbehaviour that halts the session ("major event"). Anonymity is unaffected; the
 /// evidence lets anyone check the accusation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A server names another only for a fault it observed itself or whose evidence it verified; a
+/// halt it merely learns of from another server's alert is [`crate::Event::PeerHalted`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum ServerFault {
     /// Its server ciphertext for a slot carries an invalid proof.
+    #[error("invalid server ciphertext for slot {slot} in round {round}")]
     InvalidCiphertext {
         /// Round.
         round: u64,
@@ -171,11 +175,13 @@ pub enum ServerFault {
         slot: u32,
     },
     /// Its server ciphertexts do not match the hash it committed to.
+    #[error("server ciphertexts of round {round} differ from the commitment")]
     CommitMismatch {
         /// Round.
         round: u64,
     },
     /// It signed two different messages for one step; both signed headers are the evidence.
+    #[error("signed two different messages for one step")]
     Equivocation {
         /// First signed header (encoded).
         first: Vec<u8>,
@@ -184,6 +190,7 @@ pub enum ServerFault {
     },
     /// Its published blame pad bits do not XOR to its own server ciphertext bit, or a
     /// client's DH reveal proved one of them wrong.
+    #[error("wrong blame pad bits for XOR slot {slot} of round {round}")]
     WrongBlameBits {
         /// Round of the accused XOR slot.
         round: u64,
@@ -191,26 +198,21 @@ pub enum ServerFault {
         slot: u32,
     },
     /// Its shuffle step, decryption shares or set-up message failed verification.
+    #[error("bad set-up message: {reason}")]
     BadSetup {
         /// What failed.
         reason: String,
     },
     /// It signed an output different from ours, or sent an invalid message where only a valid
     /// one lets the round proceed.
+    #[error("bad output of round {round}")]
     BadOutput {
         /// Round.
         round: u64,
     },
-    /// Another server (`by`) reported this server's fault, with evidence (the reporter's
-    /// description in `reason`; the signed messages in the event's evidence).
-    Alerted {
-        /// The reporting server.
-        by: verdict_dcnet::ServerId,
-        /// The reporter's description of the fault.
-        reason: String,
-    },
     /// Its inventory rejected a client whose submission is valid (the client's signed
     /// submission in the server's signed inventory is the evidence: anyone can verify it).
+    #[error("rejected the valid submission of {client} in round {round}")]
     FalseRejection {
         /// Round.
         round: u64,
@@ -219,6 +221,7 @@ pub enum ServerFault {
     },
     /// The aggregate it forwarded for a slot is not the sum of the client ciphertexts it
     /// forwarded with it (found when the slot failed to reveal).
+    #[error("wrong aggregate for slot {slot} in round {round}")]
     WrongAggregate {
         /// Round.
         round: u64,
@@ -227,6 +230,7 @@ pub enum ServerFault {
     },
     /// Under eager verification it forwarded a client submission it must have rejected (an
     /// invalid proof or a malformed ciphertext).
+    #[error("forwarded the unchecked invalid submission of {client} in round {round}")]
     UncheckedSubmission {
         /// Round.
         round: u64,
@@ -234,10 +238,49 @@ pub enum ServerFault {
         client: verdict_dcnet::ClientId,
     },
     /// It did not send a required message before the server timeout.
+    #[error("unresponsive in round {round}")]
     Unresponsive {
         /// The round it stalled.
         round: u64,
     },
+    /// Its signed verdict on an accusation is not what the evidence it signed with it implies
+    /// (e.g. "nobody is to blame" for a traced suspect), or the evidence is invalid.
+    #[error("verdict on XOR slot {slot} of round {round} contradicts its evidence")]
+    BadVerdict {
+        /// Round of the accused XOR slot.
+        round: u64,
+        /// The XOR slot.
+        slot: u32,
+    },
+    /// It signed a message no correct server sends: malformed, for a step or round that cannot
+    /// exist, or more messages than a step has (memory exhaustion).
+    #[error("sent an invalid {kind} message for round {round}")]
+    BadMessage {
+        /// The envelope's round.
+        round: u64,
+        /// The message kind.
+        kind: &'static str,
+    },
+}
+
+impl ServerFault {
+    /// A stable numeric code (sent in alerts and logged; never reused).
+    pub fn code(&self) -> u8 {
+        match self {
+            Self::InvalidCiphertext { .. } => 1,
+            Self::CommitMismatch { .. } => 2,
+            Self::Equivocation { .. } => 3,
+            Self::WrongBlameBits { .. } => 4,
+            Self::BadSetup { .. } => 5,
+            Self::BadOutput { .. } => 6,
+            Self::FalseRejection { .. } => 7,
+            Self::WrongAggregate { .. } => 8,
+            Self::UncheckedSubmission { .. } => 9,
+            Self::Unresponsive { .. } => 10,
+            Self::BadVerdict { .. } => 11,
+            Self::BadMessage { .. } => 12,
+        }
+    }
 }
 
 /// The error of a state-machine call made by the application (not by a peer).

@@ -81,6 +81,25 @@ pub enum Event {
         /// Signed messages proving it.
         evidence: Vec<Vec<u8>>,
     },
+    /// Another server halted the session and told us why; we halted too. Nobody is named by
+    /// us: the alert's evidence could not be checked here (an unresponsive peer, say), so it
+    /// is the reporter's word. (Faults we can check are reported as [`Event::Halted`].)
+    PeerHalted {
+        /// The server that halted and alerted us.
+        by: ServerId,
+        /// The server it names.
+        alleged: ServerId,
+        /// The fault it reports.
+        fault: ServerFault,
+        /// The evidence it sent.
+        evidence: Vec<Vec<u8>>,
+    },
+    /// The certified output of `round` does not count this client: its upstream server left
+    /// its submission out (or never received it). A driver may switch to another server.
+    LeftOut {
+        /// The round.
+        round: u64,
+    },
     /// A peer's message was rejected (state unchanged).
     Rejected(MessageError),
 }

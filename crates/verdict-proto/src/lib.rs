@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod blame;
 pub mod client;
 pub mod config;
 pub mod error;
@@ -24,7 +25,7 @@ pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFaul
 pub use event::{Event, Transmit};
 pub use keys::{KeyUse, SecretKeys};
 pub use policy::{Mode, Policy, Verification, WindowPolicy};
-pub use server::{Server, ServerPhase};
+pub use server::{Footprint, Server, ServerPhase};
 pub use slot::{Accusation, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput};
 pub use suite::ProtoSuite;
 pub use verdict_dcnet::{ClientId, Party, ServerId, SessionId};

@@ -126,6 +126,10 @@ pub struct Policy {
     pub mode: Mode,
     /// Submission window closure.
     pub window: WindowPolicy,
+    /// When a server stops waiting for its clients' set-up messages (measured from its start).
+    /// Clients missing then make set-up fail naming them; a policy without a deadline waits
+    /// for every client, and then no server can be blamed for a set-up that never starts.
+    pub setup_window: WindowPolicy,
     /// Capacity (plaintext bytes, including the 4-byte slot header) of a slot when it opens.
     pub default_len: u32,
     /// Largest capacity an owner may request.
@@ -149,6 +153,7 @@ impl Default for Policy {
         Self {
             mode: Mode::Verifiable(Verification::Eager),
             window: WindowPolicy::all(),
+            setup_window: WindowPolicy::timeout(Duration::from_secs(300)),
             default_len: 256,
             max_len: 64 * 1024,
             idle_rounds: 4,
@@ -171,13 +176,15 @@ impl Policy {
         if self.max_len as usize > verdict_dcnet::MAX_SLOT_LEN {
             return Err(ConfigError::Policy("max_len above the suite maximum"));
         }
-        if self.window.fraction_permille > 1000 {
-            return Err(ConfigError::Policy("window fraction above 1000 per mille"));
-        }
-        if self.window.fraction_permille == 0 && self.window.deadline.is_none() {
-            return Err(ConfigError::Policy(
-                "a window with a zero fraction needs a deadline",
-            ));
+        for w in [&self.window, &self.setup_window] {
+            if w.fraction_permille > 1000 {
+                return Err(ConfigError::Policy("window fraction above 1000 per mille"));
+            }
+            if w.fraction_permille == 0 && w.deadline.is_none() {
+                return Err(ConfigError::Policy(
+                    "a window with a zero fraction needs a deadline",
+                ));
+            }
         }
         Ok(())
     }
@@ -193,12 +200,14 @@ impl Policy {
             Verification::Eager => 0,
             Verification::Lazy => 1,
         });
-        w.u32(u32::from(self.window.fraction_permille))
-            .u32(self.window.multiplier_percent);
-        match self.window.deadline {
-            Some(d) => w.u8(1).u64(micros(d)),
-            None => w.u8(0),
-        };
+        for window in [&self.window, &self.setup_window] {
+            w.u32(u32::from(window.fraction_permille))
+                .u32(window.multiplier_percent);
+            match window.deadline {
+                Some(d) => w.u8(1).u64(micros(d)),
+                None => w.u8(0),
+            };
+        }
         w.u32(self.default_len)
             .u32(self.max_len)
             .u32(self.idle_rounds)

@@ -218,11 +218,17 @@ impl<S: ProtoSuite> SetupLog<S> {
                 seen.insert(c.0, bytes);
             }
         }
-        if let Some(i) = self.client_setups.iter().position(Option::is_none) {
-            return Err(fault(
-                Party::Client(ClientId(i as u32)),
-                "did not complete set-up",
-            ));
+        let absent: Vec<Party> = (0..self.client_setups.len())
+            .filter(|&i| self.client_setups.get(i).is_some_and(Option::is_none))
+            .map(|i| Party::Client(ClientId(i as u32)))
+            .collect();
+        if !absent.is_empty() {
+            // Clients that never sent a set-up message: the convener restarts without them.
+            // (Their upstream servers are not to blame: they waited out the set-up window.)
+            return Err(SetupFault {
+                culprits: absent,
+                reason: "clients did not complete set-up".into(),
+            });
         }
         // Cross-check the suite set-up now, before anyone spends time on the shuffle.
         let clients: Vec<S::ClientSetup> = self.client_setups.iter().flatten().cloned().collect();
@@ -252,6 +258,35 @@ impl<S: ProtoSuite> SetupLog<S> {
             .filter(|((_, s), _)| *s == server)
             .map(|((c, _), _)| *c)
             .collect()
+    }
+
+    /// Whether some server's set-up inventory is still missing.
+    pub fn awaiting_inventories(&self) -> bool {
+        self.inventories.iter().any(Option::is_none)
+    }
+
+    /// The server whose set-up message the log waits for (`None`: done, or failed).
+    pub fn awaited_server(&self) -> Option<ServerId> {
+        if let Some(j) = self.inventories.iter().position(Option::is_none) {
+            return Some(ServerId(j as u32));
+        }
+        if let Some(disputes) = &self.disputes {
+            return disputes
+                .iter()
+                .find(|(_, reveal)| reveal.is_none())
+                .map(|((_, s), _)| *s);
+        }
+        match self.shuffle.phase() {
+            Phase::Shuffle { server } => Some(ServerId(server as u32)),
+            Phase::Decryption => (0..self.inventories.len() as u32).find_map(|j| {
+                let applied = self
+                    .applied_decryptions
+                    .iter()
+                    .any(|e| e.header().sender == Party::Server(ServerId(j)));
+                (!applied && !self.decryptions.contains_key(&j)).then_some(ServerId(j))
+            }),
+            _ => None,
+        }
     }
 
     /// Whether set-up is stuck on a commitment dispute.

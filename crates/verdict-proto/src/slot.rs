@@ -155,8 +155,11 @@ pub enum SlotOutput {
 pub struct RoundResult {
     /// The round.
     pub round: u64,
-    /// Number of clients whose ciphertexts were combined (`|S|`).
-    pub participants: u32,
+    /// Clients in the roster (the size of the accepted-set bitmap).
+    pub roster: u32,
+    /// The accepted set `S`: the clients whose ciphertexts were combined, in increasing order.
+    /// Certified with the rest, so a client whose upstream left it out learns of it.
+    pub accepted: Vec<ClientId>,
     /// Every open slot and what it revealed, in schedule order.
     pub slots: Vec<(OpenSlot, SlotOutput)>,
     /// The next capacity each revealed message requested (parallel to `slots`; 0 if none).
@@ -166,10 +169,22 @@ pub struct RoundResult {
 }
 
 impl RoundResult {
-    /// Canonical encoding (what the servers sign).
+    /// Number of clients whose ciphertexts were combined (`|S|`).
+    pub fn participants(&self) -> u32 {
+        self.accepted.len() as u32
+    }
+
+    /// Canonical encoding (what the servers sign): `S` is a bitmap of `roster` bits, client
+    /// `i` at bit `i % 8` of byte `i / 8`, unused bits zero.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
-        w.u64(self.round).u32(self.participants);
+        let mut bitmap = vec![0u8; (self.roster as usize).div_ceil(8)];
+        for c in &self.accepted {
+            if let Some(b) = bitmap.get_mut(c.0 as usize / 8) {
+                *b |= 1 << (c.0 % 8);
+            }
+        }
+        w.u64(self.round).u32(self.roster).raw(&bitmap);
         w.count(self.slots.len());
         for ((s, out), next) in self.slots.iter().zip(&self.next_lens) {
             w.u8(s.kind as u8).u32(s.slot).u64(s.len as u64).u32(*next);
@@ -191,7 +206,20 @@ impl RoundResult {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::new(bytes);
         let round = r.u64()?;
-        let participants = r.u32()?;
+        let roster = r.u32()?;
+        let bitmap = r.raw((roster as usize).div_ceil(8))?;
+        let mut accepted = Vec::new();
+        for (i, b) in bitmap.iter().enumerate() {
+            for bit in 0..8 {
+                if b >> bit & 1 == 1 {
+                    let c = (i * 8 + bit) as u32;
+                    if c >= roster {
+                        return Err(WireError::Invalid("accepted-set bitmap padding"));
+                    }
+                    accepted.push(ClientId(c));
+                }
+            }
+        }
         let n = r.count()?;
         let mut slots = Vec::with_capacity(n);
         let mut next_lens = Vec::with_capacity(n);
@@ -224,7 +252,8 @@ impl RoundResult {
         r.finish()?;
         Ok(Self {
             round,
-            participants,
+            roster,
+            accepted,
             slots,
             next_lens,
             excluded,
@@ -386,7 +415,8 @@ mod tests {
     fn result(round: u64, slots: Vec<(OpenSlot, SlotOutput, u32)>) -> RoundResult {
         RoundResult {
             round,
-            participants: 3,
+            roster: 5,
+            accepted: vec![ClientId(0), ClientId(1), ClientId(4)],
             next_lens: slots.iter().map(|s| s.2).collect(),
             slots: slots.into_iter().map(|(o, out, _)| (o, out)).collect(),
             excluded: vec![(ClientId(2), ExclusionReason::DoubleSubmission { round })],
@@ -511,6 +541,15 @@ mod tests {
         assert_eq!(
             RoundResult::from_bytes(&extra),
             Err(WireError::TrailingBytes)
+        );
+        // The accepted set is certified: clients 0, 1 and 4 of 5 (bitmap 0b1_0011), and a bit
+        // beyond the roster is not a canonical encoding.
+        assert_eq!(bytes[12], 0b1_0011);
+        let mut beyond = bytes.clone();
+        beyond[12] |= 0b1000_0000;
+        assert_eq!(
+            RoundResult::from_bytes(&beyond),
+            Err(WireError::Invalid("accepted-set bitmap padding"))
         );
     }
 

@@ -66,6 +66,28 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 18] = [
+        Self::ClientSetup,
+        Self::SetupInventory,
+        Self::ShuffleStep,
+        Self::Decryption,
+        Self::SetupTranscript,
+        Self::Dispute,
+        Self::Submission,
+        Self::Inventory,
+        Self::Commit,
+        Self::ServerCiphertexts,
+        Self::OutputSignature,
+        Self::RoundOutput,
+        Self::Echo,
+        Self::BlameBits,
+        Self::RebuttalRequest,
+        Self::Rebuttal,
+        Self::Verdict,
+        Self::Alert,
+    ];
+
     /// A human-readable name (for errors and logs).
     pub fn name(self) -> &'static str {
         match self {

@@ -27,7 +27,7 @@ fn net() -> Network {
 fn policy(mode: Mode) -> Policy {
     Policy {
         mode,
-        default_len: 64,
+        default_len: 128,
         window: WindowPolicy::timeout(Duration::from_secs(2)),
         rebuttal_timeout: Duration::from_secs(1),
         server_timeout: Duration::from_secs(20),

@@ -14,7 +14,7 @@ type Hg = HashingGenerator<Ristretto255>;
 fn verifiable_eager_round_trip() {
     let policy = Policy {
         mode: Mode::Verifiable(Verification::Eager),
-        default_len: 64,
+        default_len: 128,
         ..Policy::default()
     };
     let mut sim = Simulator::<Hg>::new(policy, 3, 5, Network::default(), 1).unwrap();
@@ -40,7 +40,7 @@ fn pairing_suite_session() {
     use verdict_dcnet::pairing::Pairing;
     let policy = Policy {
         mode: Mode::Verifiable(Verification::Eager),
-        default_len: 16,
+        default_len: 140,
         ..Policy::default()
     };
     let mut sim = Simulator::<Pairing>::new(policy, 1, 2, Network::default(), 2).unwrap();
@@ -60,7 +60,7 @@ fn dissent_window_closes_after_the_fraction_plus_a_multiple() {
     // 4 clients, one silent: 75% arrive at ~10 ms, then wait 100% of that, capped at 5 s.
     let policy = Policy {
         mode: Mode::Verifiable(Verification::Eager),
-        default_len: 64,
+        default_len: 128,
         window: WindowPolicy::dissent(750, 100, Duration::from_secs(5)),
         ..Policy::default()
     };
@@ -88,7 +88,7 @@ fn dissent_window_closes_after_the_fraction_plus_a_multiple() {
 fn bandwidth_limits_slow_the_simulated_clock() {
     let run = |bandwidth| {
         let policy = Policy {
-            default_len: 64,
+            default_len: 128,
             ..Policy::default()
         };
         let net = Network {

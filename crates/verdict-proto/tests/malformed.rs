@@ -18,7 +18,7 @@ type Hg = HashingGenerator<Ristretto255>;
 fn sim() -> Simulator<Hg> {
     let policy = Policy {
         mode: Mode::Hybrid(Verification::Eager),
-        default_len: 64,
+        default_len: 128,
         ..Policy::default()
     };
     let mut sim = Simulator::<Hg>::new(policy, 2, 4, Network::default(), 3).unwrap();

@@ -77,6 +77,7 @@ fn policy(v: Variant) -> Policy {
     Policy {
         mode: v.mode,
         window: WindowPolicy::all(),
+        setup_window: WindowPolicy::all(),
         default_len: v.slot_len,
         max_len: v.slot_len,
         idle_rounds: u32::MAX,

@@ -66,14 +66,21 @@ const EAGER: Variant = Variant {
     mode: Mode::Verifiable(Verification::Eager),
 };
 
-/// Slots hold one post; idle slots close after two empty rounds and a rotating pointer reopens
-/// a sixteenth of them per round, so an idle user can post again within 16 rounds while the
+/// Slots hold one post (with the slot header and, in verifiable slots, the owner's pseudonym
+/// signature); idle slots close after two empty rounds and a rotating pointer reopens a
+/// sixteenth of them per round, so an idle user can post again within 16 rounds while the
 /// rounds carry few open slots.
 fn policy(mode: Mode, users: usize) -> Policy {
-    let len = (MAX_POST + 4) as u32;
+    let signature = if mode.is_hybrid() {
+        0
+    } else {
+        verdict_nizk::Signature::<Ristretto255>::ENCODED_LEN
+    };
+    let len = (MAX_POST + 4 + signature) as u32;
     Policy {
         mode,
         window: WindowPolicy::all(),
+        setup_window: WindowPolicy::all(),
         default_len: len,
         max_len: len,
         idle_rounds: 2,

@@ -1,18 +1,157 @@
 //! Hybrid blame at a server: accusation → pad bits → suspect → rebuttal → verdict.
+//!
+//! 1. An accusation carried in round `r + 1`'s output about XOR slot `s` of round `r` (and no
+//!    other round: only then was its accusation slot open) starts blame once certified. Each
+//!    server broadcasts its signed [`BlameBits`]; like every step message they are tracked for
+//!    equivocation, so each server's *first* claim is the only one.
+//! 2. With all `M` in, each server's bits must XOR to its committed ciphertext bit
+//!    ([`ServerFault::WrongBlameBits`] otherwise); the suspect is the first client whose signed
+//!    ciphertext bit differs from the XOR of its claimed pad bits. All honest servers hold the
+//!    same claims, so they agree on the suspect without exchanging anything more.
+//! 3. Every server sends the suspect all `M` claims. The suspect answers every server directly
+//!    with a [`Rebuttal`]: a lie proof (conclusive, checked whenever and wherever it appears:
+//!    the lying server is halted) or "no objection" to exactly the claims we hold.
+//! 4. A server decides when the suspect has no objection to our claims, or at the rebuttal
+//!    deadline, and signs a [`Verdict`] carrying the rebuttal it decided on. The verdict is a
+//!    function of that evidence (the suspect, unless a lie proof names a server; nobody if no
+//!    client deviates); a server whose signed verdict is not is at fault
+//!    ([`ServerFault::BadVerdict`]), so no single server can shield a jammer.
+//! 5. With all `M` verdicts in, the suspect is excluded from the next round.
+
+use core::time::Duration;
+use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, DhReveal, Party, ServerId, SlotRound};
+use verdict_dcnet::{ClientId, Party, ServerId, SlotRound};
+use verdict_group::Group;
 
 use super::*;
+use crate::blame::{BlameBits, Rebuttal, RebuttalRequest, Verdict, check_lie_proof, open_relayed};
+
+/// Blame messages a server keeps from one peer for an accusation it has not started tracing
+/// (a faster server's pad bits and verdict).
+const EARLY_PER_SERVER: usize = 2;
+
+/// Bit `bit` of `bytes` (byte `bit / 8`, least significant bit first).
+pub(crate) fn bit_of(bytes: &[u8], bit: u64) -> Option<bool> {
+    let byte = usize::try_from(bit / 8).ok()?;
+    bytes.get(byte).map(|b| (b >> (bit % 8)) & 1 == 1)
+}
+
+/// The capacity of an accusation slot for suite `S`.
+pub(crate) fn accusation_len<S: ProtoSuite>() -> usize {
+    HEADER_LEN + ACCUSATION_LEN + verdict_nizk::Signature::<S::G>::ENCODED_LEN
+}
+
+/// One server's (first) signed claim.
+struct Claim {
+    bits: BlameBits,
+    envelope: Vec<u8>,
+    digest: [u8; 32],
+}
+
+/// Whom the claims point at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Suspect {
+    /// Not all claims are in yet.
+    Unknown,
+    /// Every client's ciphertext bit matches its pads: the accusation was false.
+    Nobody,
+    /// The first deviating client.
+    Client(ClientId),
+}
+
+impl Suspect {
+    /// The verdict the evidence implies (short of a lie proof, which halts instead).
+    fn culprit(self) -> Option<Party> {
+        match self {
+            Self::Client(c) => Some(Party::Client(c)),
+            Self::Unknown | Self::Nobody => None,
+        }
+    }
+}
+
+/// An accusation being traced.
+pub(crate) struct Blame<G: Group> {
+    accusation: Accusation,
+    slot_len: usize,
+    clients: Vec<ClientId>,
+    claims: Vec<Option<Claim>>,
+    suspect: Suspect,
+    deadline: Option<Duration>,
+    /// "No objection" rebuttals that arrived before the suspect was known (one per client).
+    objections: BTreeMap<ClientId, Vec<u8>>,
+    /// Verdicts that arrived before the suspect was known (tracked: one per server).
+    early_verdicts: Vec<Option<Envelope<G>>>,
+    decided: bool,
+    verdicts: Vec<Option<Vec<u8>>>,
+}
+
+impl<G: Group> Blame<G> {
+    /// The server whose message the blame waits for, if it waits for a server.
+    pub(crate) fn awaited_server(&self) -> Option<ServerId> {
+        let missing = match self.suspect {
+            Suspect::Unknown => self.claims.iter().position(Option::is_none),
+            _ if self.decided => self.verdicts.iter().position(Option::is_none),
+            // Waiting for the suspect (until the deadline), not for a server.
+            _ => None,
+        };
+        missing.map(|j| ServerId(j as u32))
+    }
+
+    /// The rebuttal deadline, while it matters.
+    pub(crate) fn pending_deadline(&self) -> Option<Duration> {
+        match self.suspect {
+            Suspect::Client(_) if !self.decided => self.deadline,
+            _ => None,
+        }
+    }
+
+    /// The header digests of the claims we hold, in server order (what a "no objection" must
+    /// list), once all are in.
+    fn digests(&self) -> Option<Vec<[u8; 32]>> {
+        self.claims
+            .iter()
+            .map(|c| c.as_ref().map(|c| c.digest))
+            .collect()
+    }
+}
+
+/// Blame messages that arrived before this server started tracing their accusation.
+pub(crate) struct EarlyBlame<G: Group> {
+    from_servers: BTreeMap<ServerId, Vec<Envelope<G>>>,
+    objections: BTreeMap<ClientId, Envelope<G>>,
+}
+
+impl<G: Group> Default for EarlyBlame<G> {
+    fn default() -> Self {
+        Self {
+            from_servers: BTreeMap::new(),
+            objections: BTreeMap::new(),
+        }
+    }
+}
+
+impl<G: Group> EarlyBlame<G> {
+    /// Messages held (for the memory bound).
+    pub(crate) fn len(&self) -> usize {
+        self.from_servers.values().map(Vec::len).sum::<usize>() + self.objections.len()
+    }
+}
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    pub(crate) fn start_blame(&mut self, acc: Accusation) {
+    /// Starts tracing `acc`, carried in the certified output of round `carrier`.
+    pub(crate) fn start_blame(&mut self, acc: Accusation, carrier: u64) {
         self.events.push_back(Event::Accusation(acc));
-        let me = self.id;
         let m = self.config.num_servers();
+        let lie = self.lie_in_blame;
         let State::Running(run) = &mut self.state else {
             return;
         };
+        // Only the round just before the carrier opened this accusation slot.
+        if acc.round.checked_add(1) != Some(carrier) {
+            return self.unfounded(acc);
+        }
         let Some(arch) = run.history.get(&acc.round) else {
             return self.unfounded(acc);
         };
@@ -43,60 +182,98 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 Err(_) => return self.unfounded(acc),
             }
         }
-        run.blame = Some(Blame {
-            accusation: acc,
-            slot_len,
-            clients: clients.clone(),
-            bits: vec![None; m],
-            suspect: None,
-            deadline: None,
-            my_verdict: None,
-            verdicts: vec![None; m],
-            rebuttal: None,
-            early_rebuttal: None,
-        });
-        let _ = me;
-        if self.lie_in_blame {
+        if lie {
+            // Simulator adversary: two flips keep the XOR consistent with its ciphertext.
             for b in bits.iter_mut().take(2) {
                 *b = !*b;
             }
         }
-        self.broadcast(
-            Kind::BlameBits,
-            acc.round,
-            encode_blame_bits(&acc, &clients, &bits),
-        );
-        if let State::Running(run) = &mut self.state {
-            for (from, bytes) in core::mem::take(&mut run.early_blame) {
-                self.handle_message(from, &bytes);
+        run.blame = Some(Blame {
+            accusation: acc,
+            slot_len,
+            clients: clients.clone(),
+            claims: (0..m).map(|_| None).collect(),
+            suspect: Suspect::Unknown,
+            deadline: None,
+            objections: BTreeMap::new(),
+            early_verdicts: (0..m).map(|_| None).collect(),
+            decided: false,
+            verdicts: vec![None; m],
+        });
+        let early = core::mem::take(&mut run.early_blame);
+        let claim = BlameBits {
+            accusation: acc,
+            slot_len: slot_len as u64,
+            clients,
+            bits,
+        };
+        self.broadcast(Kind::BlameBits, acc.round, claim.to_bytes());
+        // What faster peers sent about this accusation before we got here (each tracked on
+        // arrival already). Anything else is stale: one accusation is traced at a time, and no
+        // server gets further while one is (windows stay open until its verdict).
+        let about_this = |env: &Envelope<S::G>| {
+            env.payload
+                .get(..ACCUSATION_LEN)
+                .is_some_and(|p| p == acc.to_bytes())
+        };
+        for env in early.from_servers.into_values().flatten() {
+            if !about_this(&env) {
+                continue;
             }
+            match env.header().kind {
+                Kind::BlameBits => self.on_blame_bits(env),
+                Kind::Verdict => self.on_verdict(env),
+                _ => {}
+            }
+        }
+        for env in early.objections.into_values().filter(|e| about_this(e)) {
+            self.on_rebuttal(env);
         }
     }
 
-    pub(crate) fn unfounded(&mut self, acc: Accusation) {
+    fn unfounded(&mut self, acc: Accusation) {
         self.events.push_back(Event::Verdict {
             accusation: acc,
             culprit: None,
         });
     }
 
+    /// Keeps a peer's blame message for an accusation we do not trace (yet); a server that
+    /// sends more than a step has is flooding us.
+    fn keep_early_from_server(&mut self, j: ServerId, env: Envelope<S::G>) {
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        let held = run.early_blame.from_servers.entry(j).or_default();
+        if held.len() >= EARLY_PER_SERVER {
+            return self.bad_message(j, &env);
+        }
+        held.push(env);
+    }
+
     pub(crate) fn on_blame_bits(&mut self, env: Envelope<S::G>) {
         let Party::Server(j) = env.header().sender else {
             return;
         };
-        let Ok((acc, clients, bits)) = decode_blame_bits(&env.payload) else {
-            return self.bad_message(j, env.header().round, &env);
+        let Ok(claim) = BlameBits::from_bytes(&env.payload) else {
+            return self.bad_message(j, &env);
         };
+        if claim.accusation.round != env.header().round {
+            return self.bad_message(j, &env);
+        }
         let State::Running(run) = &mut self.state else {
             return;
         };
-        let Some(blame) = run.blame.as_mut() else {
-            if run.early_blame.len() < 2 * self.config.num_servers() {
-                run.early_blame.push((Party::Server(j), env.to_bytes()));
-            }
-            return;
+        let Some(blame) = run
+            .blame
+            .as_mut()
+            .filter(|b| b.accusation == claim.accusation)
+        else {
+            return self.keep_early_from_server(j, env);
         };
-        if blame.accusation != acc || clients != blame.clients {
+        if claim.clients != blame.clients || claim.slot_len != blame.slot_len as u64 {
+            // Not a claim about the accused round's accepted set: no correct server signs it.
+            let acc = blame.accusation;
             return self.halt(
                 j,
                 ServerFault::WrongBlameBits {
@@ -106,14 +283,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 vec![env.to_bytes()],
             );
         }
-        if let Some(slot) = blame.bits.get_mut(j.0 as usize) {
-            *slot = Some((bits, env.to_bytes()));
-        }
+        let Some(slot @ None) = blame.claims.get_mut(j.0 as usize) else {
+            // The same claim again (a different one was caught as equivocation).
+            return;
+        };
+        *slot = Some(Claim {
+            bits: claim,
+            digest: env.header().digest,
+            envelope: env.to_bytes(),
+        });
         self.last_progress = self.now;
-        self.after_blame_bits();
+        self.after_claims();
     }
 
-    pub(crate) fn after_blame_bits(&mut self) {
+    /// With every claim in: each server's bits against its committed ciphertext, then the
+    /// suspect, then the rebuttal request.
+    fn after_claims(&mut self) {
         let now = self.now;
         let timeout = self.config.policy.rebuttal_timeout;
         let State::Running(run) = &mut self.state else {
@@ -122,10 +307,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Some(blame) = run.blame.as_mut() else {
             return;
         };
-        if blame.bits.iter().any(Option::is_none)
-            || blame.suspect.is_some()
-            || blame.my_verdict.is_some()
-        {
+        if blame.suspect != Suspect::Unknown || blame.claims.iter().any(Option::is_none) {
             return;
         }
         let acc = blame.accusation;
@@ -141,15 +323,15 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         };
         // 1. Each server's published pad bits must XOR to its own (committed) ciphertext bit.
-        for (j, entry) in blame.bits.iter().enumerate() {
-            let Some((bits, env)) = entry else { return };
+        for (j, claim) in blame.claims.iter().enumerate() {
+            let Some(claim) = claim else { return };
             let own = arch.server_cts.get(j).and_then(|(_, v)| match v.get(k) {
                 Some(ServerCt::Xor(x)) => x.bit(acc.bit),
                 _ => None,
             });
-            let xor = bits.iter().fold(false, |a, b| a ^ b);
+            let xor = claim.bits.bits.iter().fold(false, |a, b| a ^ b);
             if own != Some(xor) {
-                let mut evidence = vec![env.clone()];
+                let mut evidence = vec![claim.envelope.clone()];
                 if let Some((e, _)) = arch.server_cts.get(j) {
                     evidence.push(e.clone());
                 }
@@ -164,7 +346,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             }
         }
         // 2. The first client whose ciphertext bit differs from the XOR of its pad bits.
-        let mut suspect = None;
+        let mut suspect = Suspect::Nobody;
         for (idx, c) in blame.clients.iter().enumerate() {
             // Archived submissions are kept encoded (see `certify`).
             let sent =
@@ -174,120 +356,124 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                         Some(ClientCt::Xor(x)) => x.bit(acc.bit),
                         _ => None,
                     });
-            let pads = blame.bits.iter().flatten().fold(false, |a, (bits, _)| {
-                a ^ bits.get(idx).copied().unwrap_or(false)
+            let pads = blame.claims.iter().flatten().fold(false, |a, claim| {
+                a ^ claim.bits.bits.get(idx).copied().unwrap_or(false)
             });
             if sent != Some(pads) {
-                suspect = Some(*c);
+                suspect = Suspect::Client(*c);
                 break;
             }
         }
-        let Some(suspect) = suspect else {
-            // No client deviates: the accusation was false (its anonymous author lied).
-            blame.my_verdict = Some(None);
-            return self.send_verdict(acc, None);
-        };
-        blame.suspect = Some(suspect);
-        if self.excluded.contains(&suspect) {
-            // Traced to a client an earlier verdict already excluded (it jammed several
-            // rounds): nothing to rebut, the verdict is the same.
-            blame.my_verdict = Some(Some(Party::Client(suspect)));
-            return self.send_verdict(acc, Some(Party::Client(suspect)));
-        }
-        blame.deadline = Some(now + timeout);
-        let early = blame.early_rebuttal.take();
-        let mut w = Writer::new();
-        w.raw(&acc.to_bytes()).u32(suspect.0);
-        let envs: Vec<Vec<u8>> = blame
-            .bits
-            .iter()
-            .flatten()
-            .map(|(_, e)| e.clone())
+        blame.suspect = suspect;
+        let early_verdicts: Vec<Envelope<S::G>> = blame
+            .early_verdicts
+            .iter_mut()
+            .filter_map(Option::take)
             .collect();
-        write_byte_list(&mut w, &envs);
-        // Every server asks (not only the suspect's upstream), so no single server can keep the
-        // suspect from answering.
-        self.send(
-            Party::Client(suspect),
-            Kind::RebuttalRequest,
-            acc.round,
-            w.finish(),
-        );
-        if let Some((from, bytes)) = early {
-            self.handle_message(from, &bytes);
+        match suspect {
+            Suspect::Client(c) if !self.excluded.contains(&c) => {
+                blame.deadline = Some(now + timeout);
+                let objections = core::mem::take(&mut blame.objections);
+                let request = RebuttalRequest {
+                    accusation: acc,
+                    suspect: c,
+                    bits: blame
+                        .claims
+                        .iter()
+                        .flatten()
+                        .map(|claim| claim.envelope.clone())
+                        .collect(),
+                };
+                // Every server asks (not only the suspect's upstream), so no single server
+                // can keep the suspect from answering.
+                self.send(
+                    Party::Client(c),
+                    Kind::RebuttalRequest,
+                    acc.round,
+                    request.to_bytes(),
+                );
+                for (_, bytes) in objections {
+                    if let Ok(env) = Envelope::<S::G>::from_bytes(&bytes) {
+                        self.on_rebuttal(env);
+                    }
+                }
+            }
+            // Traced to a client an earlier verdict already excluded (it jammed several
+            // rounds), or to nobody (a false accusation): nothing to rebut.
+            _ => self.decide(None),
+        }
+        for env in early_verdicts {
+            self.on_verdict(env);
         }
     }
 
     pub(crate) fn on_rebuttal(&mut self, env: Envelope<S::G>) {
         let from = env.header().sender;
         let Party::Client(c) = from else { return };
-        let mut r = Reader::new(&env.payload);
-        let parsed = Accusation::read(&mut r).and_then(|acc| {
-            let reveal = match r.u8()? {
-                0 => None,
-                1 => Some(r.bytes()?.to_vec()),
-                _ => return Err(WireError::Invalid("rebuttal")),
-            };
-            r.finish()?;
-            Ok((acc, reveal))
-        });
-        let Ok((acc, reveal)) = parsed else {
+        let Ok(rebuttal) = Rebuttal::from_bytes(&env.payload) else {
             return self.reject(MessageError::Malformed {
                 from,
                 source: WireError::Invalid("rebuttal"),
             });
         };
+        let (acc, digests) = match rebuttal {
+            Rebuttal::LieProof { .. } => return self.on_lie_proof(&env),
+            Rebuttal::NoObjection {
+                accusation,
+                digests,
+            } => (accusation, digests),
+        };
         let State::Running(run) = &mut self.state else {
             return;
         };
-        let Some(blame) = run.blame.as_mut() else {
-            // We have not started tracing yet (the suspect answered a faster server).
-            if run.early_blame.len() < 2 * self.config.num_servers() {
-                run.early_blame.push((from, env.to_bytes()));
-            }
+        let Some(blame) = run.blame.as_mut().filter(|b| b.accusation == acc) else {
+            // Blame not started here yet (the suspect answered a faster server): keep one
+            // per client until it does.
+            run.early_blame.objections.insert(c, env);
             return;
         };
-        if blame.accusation == acc && blame.suspect.is_none() && blame.early_rebuttal.is_none() {
-            // Still collecting pad bits: judge it once we know the suspect.
-            blame.early_rebuttal = Some((from, env.to_bytes()));
-            return;
-        }
-        if blame.accusation != acc || blame.suspect != Some(c) || blame.my_verdict.is_some() {
-            return;
-        }
-        blame.rebuttal = Some(env.to_bytes());
-        let culprit = match reveal {
-            None => Party::Client(c),
-            Some(bytes) => {
-                let judged = (|| {
-                    let reveal = DhReveal::<S::G>::from_bytes(&bytes).ok()?;
-                    if reveal.client() != c {
-                        return None;
-                    }
-                    let xor = run.nets.xor.as_ref()?;
-                    let sr = SlotRound::new(acc.slot, acc.round, blame.slot_len);
-                    let truth =
-                        XorOf::<S>::verify_pad_bit(xor.roster(), &reveal, sr, acc.bit).ok()?;
-                    let j = reveal.server();
-                    let idx = blame.clients.iter().position(|x| *x == c)?;
-                    let claimed = blame
-                        .bits
-                        .get(j.0 as usize)?
-                        .as_ref()?
-                        .0
-                        .get(idx)
-                        .copied()?;
-                    Some(if claimed != truth {
-                        Party::Server(j)
-                    } else {
-                        Party::Client(c)
-                    })
-                })();
-                judged.unwrap_or(Party::Client(c))
+        match blame.suspect {
+            Suspect::Unknown => {
+                blame.objections.entry(c).or_insert_with(|| env.to_bytes());
             }
+            Suspect::Client(s)
+                if s == c && !blame.decided && blame.digests().as_ref() == Some(&digests) =>
+            {
+                // The suspect saw exactly our claims and objects to none.
+                self.decide(Some(env.to_bytes()));
+            }
+            // Someone else's, or about claims we do not hold (an equivocating server's other
+            // version: the echoes will name it), or too late: not evidence for our verdict.
+            _ => {}
+        }
+    }
+
+    /// The server a signed rebuttal proves lied, with the accusation and its signed claim.
+    fn lie_proof_in(&self, rebuttal: &[u8]) -> Option<(ServerId, Accusation, Vec<u8>)> {
+        let State::Running(run) = &self.state else {
+            return None;
         };
-        blame.my_verdict = Some(Some(culprit));
-        self.send_verdict(acc, Some(culprit));
+        let xor = run.nets.xor.as_ref()?;
+        check_lie_proof::<S>(&self.config, &self.session, xor.roster(), rebuttal)
+    }
+
+    /// A rebuttal carrying a lie proof: conclusive whenever it arrives.
+    fn on_lie_proof(&mut self, env: &Envelope<S::G>) {
+        let bytes = env.to_bytes();
+        match self.lie_proof_in(&bytes) {
+            Some((j, acc, claim)) => self.halt(
+                j,
+                ServerFault::WrongBlameBits {
+                    round: acc.round,
+                    slot: acc.slot,
+                },
+                vec![claim, bytes],
+            ),
+            None => self.reject(MessageError::Malformed {
+                from: env.header().sender,
+                source: WireError::Invalid("lie proof"),
+            }),
+        }
     }
 
     pub(crate) fn check_blame_deadline(&mut self) {
@@ -295,114 +481,175 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let State::Running(run) = &mut self.state else {
             return;
         };
-        let Some(blame) = run.blame.as_mut() else {
-            return;
-        };
-        let (Some(deadline), Some(suspect), None) =
-            (blame.deadline, blame.suspect, blame.my_verdict)
-        else {
-            return;
-        };
-        if now < deadline {
-            return;
+        if run
+            .blame
+            .as_ref()
+            .and_then(Blame::pending_deadline)
+            .is_some_and(|d| now >= d)
+        {
+            // A suspect that does not answer in time is treated as guilty.
+            self.decide(None);
         }
-        // A suspect that does not answer in time is treated as guilty.
-        blame.my_verdict = Some(Some(Party::Client(suspect)));
-        let acc = blame.accusation;
-        self.send_verdict(acc, Some(Party::Client(suspect)));
     }
 
-    pub(crate) fn send_verdict(&mut self, acc: Accusation, culprit: Option<Party>) {
-        let culprit = if self.dissent_in_blame { None } else { culprit };
-        self.broadcast(Kind::Verdict, acc.round, encode_verdict(&acc, culprit));
+    /// Signs our verdict, resting on `rebuttal` (none: no suspect, or the deadline passed).
+    fn decide(&mut self, rebuttal: Option<Vec<u8>>) {
+        let dissent = self.dissent_in_blame;
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        let Some(blame) = run.blame.as_mut().filter(|b| !b.decided) else {
+            return;
+        };
+        blame.decided = true;
+        let verdict = Verdict {
+            accusation: blame.accusation,
+            // Simulator adversary: "nobody is to blame", whatever the evidence.
+            culprit: if dissent {
+                None
+            } else {
+                blame.suspect.culprit()
+            },
+            rebuttal,
+        };
+        self.broadcast(Kind::Verdict, verdict.accusation.round, verdict.to_bytes());
     }
 
     pub(crate) fn on_verdict(&mut self, env: Envelope<S::G>) {
         let Party::Server(j) = env.header().sender else {
             return;
         };
-        let Ok((acc, culprit)) = decode_verdict(&env.payload) else {
-            return self.bad_message(j, env.header().round, &env);
+        let Ok(verdict) = Verdict::from_bytes(&env.payload) else {
+            return self.bad_message(j, &env);
         };
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let Some(blame) = run.blame.as_mut() else {
-            return;
-        };
-        if blame.accusation != acc {
-            return;
+        if verdict.accusation.round != env.header().round {
+            return self.bad_message(j, &env);
         }
-        if let Some(slot) = blame.verdicts.get_mut(j.0 as usize) {
-            *slot = Some(culprit);
-        }
-        self.last_progress = self.now;
-        if blame.verdicts.iter().any(Option::is_none) {
-            return;
-        }
-        let Some(blame) = run.blame.take() else {
-            return;
-        };
-        let first: Option<Party> = blame.verdicts.first().copied().flatten().flatten();
-        let agreed = blame.verdicts.iter().all(|v| *v == Some(first));
-        let culprit = if agreed { first } else { None };
-        let mut evidence: Vec<Vec<u8>> = blame
-            .bits
-            .iter()
-            .flatten()
-            .map(|(_, e)| e.clone())
-            .collect();
-        evidence.extend(blame.rebuttal.clone());
-        match culprit {
-            Some(Party::Client(c)) if self.excluded.contains(&c) => {
-                // Already excluded by an earlier verdict (it jammed several rounds).
-                self.events.push_back(Event::Verdict {
-                    accusation: acc,
-                    culprit,
-                });
-            }
-            Some(Party::Client(c)) => {
-                run.pending_exclusions.push((
-                    c,
-                    ExclusionReason::Disruption {
-                        round: acc.round,
-                        slot: acc.slot,
-                    },
-                ));
-                self.excluded.insert(c);
-                self.events.push_back(Event::Excluded {
-                    client: c,
-                    reason: ExclusionReason::Disruption {
-                        round: acc.round,
-                        slot: acc.slot,
-                    },
-                    evidence,
-                });
-                self.events.push_back(Event::Verdict {
-                    accusation: acc,
-                    culprit,
-                });
-            }
-            Some(Party::Server(s)) => {
-                self.events.push_back(Event::Verdict {
-                    accusation: acc,
-                    culprit,
-                });
-                self.halt(
-                    s,
+        if let Some(r) = &verdict.rebuttal
+            && let Ok(inner) = Envelope::<S::G>::from_bytes(r)
+            && matches!(
+                Rebuttal::from_bytes(&inner.payload),
+                Ok(Rebuttal::LieProof { .. })
+            )
+        {
+            // A lie proof is conclusive wherever it comes from; an invalid one is the fault of
+            // the server that signed a verdict on it.
+            return match self.lie_proof_in(r) {
+                Some((liar, acc, claim)) => self.halt(
+                    liar,
                     ServerFault::WrongBlameBits {
                         round: acc.round,
                         slot: acc.slot,
                     },
-                    evidence,
-                );
-                return;
-            }
-            None => self.events.push_back(Event::Verdict {
-                accusation: acc,
-                culprit: None,
-            }),
+                    vec![claim, r.clone()],
+                ),
+                None => {
+                    let acc = verdict.accusation;
+                    self.halt(
+                        j,
+                        ServerFault::BadVerdict {
+                            round: acc.round,
+                            slot: acc.slot,
+                        },
+                        vec![env.to_bytes()],
+                    )
+                }
+            };
         }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        let Some(blame) = run
+            .blame
+            .as_mut()
+            .filter(|b| b.accusation == verdict.accusation)
+        else {
+            return self.keep_early_from_server(j, env);
+        };
+        if blame.suspect == Suspect::Unknown {
+            if let Some(slot) = blame.early_verdicts.get_mut(j.0 as usize) {
+                *slot = Some(env);
+            }
+            return;
+        }
+        // The verdict must be what its own evidence implies, given the claims all honest
+        // servers hold.
+        let evidence_ok = match (&verdict.rebuttal, blame.suspect) {
+            (None, _) => true,
+            (Some(r), Suspect::Client(s)) => {
+                open_relayed(&self.config, &self.session, Kind::Rebuttal, r).is_some_and(|e| {
+                    e.header().sender == Party::Client(s)
+                        && Rebuttal::from_bytes(&e.payload).is_ok_and(|reb| match reb {
+                            Rebuttal::NoObjection {
+                                accusation,
+                                digests,
+                            } => {
+                                accusation == blame.accusation
+                                    && blame.digests().as_ref() == Some(&digests)
+                            }
+                            Rebuttal::LieProof { .. } => false,
+                        })
+                })
+            }
+            (Some(_), _) => false,
+        };
+        if !evidence_ok || verdict.culprit != blame.suspect.culprit() {
+            let acc = blame.accusation;
+            return self.halt(
+                j,
+                ServerFault::BadVerdict {
+                    round: acc.round,
+                    slot: acc.slot,
+                },
+                vec![env.to_bytes()],
+            );
+        }
+        let Some(slot @ None) = blame.verdicts.get_mut(j.0 as usize) else {
+            return;
+        };
+        *slot = Some(env.to_bytes());
+        self.last_progress = self.now;
+        if blame.verdicts.iter().all(Option::is_some) {
+            self.conclude();
+        }
+    }
+
+    /// Every server's verdict is in and consistent: apply it.
+    fn conclude(&mut self) {
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        let Some(blame) = run.blame.take() else {
+            return;
+        };
+        let acc = blame.accusation;
+        let culprit = blame.suspect.culprit();
+        let mut evidence: Vec<Vec<u8>> = blame
+            .claims
+            .iter()
+            .flatten()
+            .map(|c| c.envelope.clone())
+            .collect();
+        evidence.extend(blame.verdicts.into_iter().flatten());
+        if let Some(Party::Client(c)) = culprit
+            && !self.excluded.contains(&c)
+        {
+            let reason = ExclusionReason::Disruption {
+                round: acc.round,
+                slot: acc.slot,
+            };
+            run.pending_exclusions.push((c, reason));
+            self.excluded.insert(c);
+            self.events.push_back(Event::Excluded {
+                client: c,
+                reason,
+                evidence,
+            });
+        }
+        self.events.push_back(Event::Verdict {
+            accusation: acc,
+            culprit,
+        });
         // Drop submissions of newly excluded clients and let the window close.
         let excluded = self.excluded.clone();
         if let State::Running(run) = &mut self.state {
@@ -410,70 +657,4 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         self.check_window();
     }
-}
-
-/// Payload of [`Kind::BlameBits`]: the accusation, the accepted clients of the accused round
-/// in order, and the server's pad bit with each.
-pub(crate) fn encode_blame_bits(acc: &Accusation, clients: &[ClientId], bits: &[bool]) -> Vec<u8> {
-    let mut w = Writer::new();
-    w.raw(&acc.to_bytes());
-    w.count(clients.len());
-    for (c, b) in clients.iter().zip(bits) {
-        w.u32(c.0).u8(u8::from(*b));
-    }
-    w.finish()
-}
-
-#[allow(clippy::type_complexity)]
-pub(crate) fn decode_blame_bits(
-    bytes: &[u8],
-) -> Result<(Accusation, Vec<ClientId>, Vec<bool>), WireError> {
-    let mut r = Reader::new(bytes);
-    let acc = Accusation::read(&mut r)?;
-    let n = r.count()?;
-    let mut clients = Vec::with_capacity(n);
-    let mut bits = Vec::with_capacity(n);
-    for _ in 0..n {
-        clients.push(ClientId(r.u32()?));
-        bits.push(match r.u8()? {
-            0 => false,
-            1 => true,
-            _ => return Err(WireError::Invalid("bit")),
-        });
-    }
-    r.finish()?;
-    Ok((acc, clients, bits))
-}
-
-pub(crate) fn encode_verdict(acc: &Accusation, culprit: Option<Party>) -> Vec<u8> {
-    let mut w = Writer::new();
-    w.raw(&acc.to_bytes());
-    match culprit {
-        None => w.u8(0),
-        Some(p) => w.u8(1).party(p),
-    };
-    w.finish()
-}
-
-pub(crate) fn decode_verdict(bytes: &[u8]) -> Result<(Accusation, Option<Party>), WireError> {
-    let mut r = Reader::new(bytes);
-    let acc = Accusation::read(&mut r)?;
-    let culprit = match r.u8()? {
-        0 => None,
-        1 => Some(r.party()?),
-        _ => return Err(WireError::Invalid("verdict")),
-    };
-    r.finish()?;
-    Ok((acc, culprit))
-}
-
-/// Bit `bit` of `bytes` (byte `bit / 8`, least significant bit first).
-pub(crate) fn bit_of(bytes: &[u8], bit: u64) -> Option<bool> {
-    let byte = usize::try_from(bit / 8).ok()?;
-    bytes.get(byte).map(|b| (b >> (bit % 8)) & 1 == 1)
-}
-
-/// The capacity of an accusation slot for suite `S`.
-pub(crate) fn accusation_len<S: ProtoSuite>() -> usize {
-    HEADER_LEN + ACCUSATION_LEN + verdict_nizk::Signature::<S::G>::ENCODED_LEN
 }

@@ -1,5 +1,14 @@
-//! Equivocation: every server step message's signed header is tracked, echoed to the other
-//! servers, and a second, different header for the same step halts naming its signer.
+//! Equivocation: every signed step message of every server is tracked by its header (kind,
+//! sender, round), echoed to the other servers once the step is complete, and a second,
+//! different header for the same step halts naming its signer with both signed headers as
+//! evidence (a signed header commits to the payload's hash: the two are transferable proof).
+//!
+//! Memory is bounded: headers are kept only for the rounds a step can still concern
+//! (`[current − HISTORY, current + 1]`: blame looks back [`HISTORY`] rounds, and nobody can be
+//! more than one round ahead, since certifying a round needs our signature), pruned as rounds
+//! advance; per round there is one header per (kind, server). A server that signs a step of a
+//! round that cannot exist yet, or an echo that is not one step's headers, is named
+//! ([`ServerFault::BadMessage`]).
 
 use std::sync::Arc;
 
@@ -8,31 +17,62 @@ use verdict_dcnet::{Party, ServerId};
 
 use super::*;
 
+/// Rounds of history a step message may still refer to (blame traces the round before the
+/// one carrying the accusation, and starts one round later still).
+pub(crate) const HISTORY: u64 = 3;
+
+/// The message kinds that are steps: one signed message per (kind, server, round).
+pub(crate) fn is_step(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::SetupInventory
+            | Kind::ShuffleStep
+            | Kind::Decryption
+            | Kind::Dispute
+            | Kind::Inventory
+            | Kind::Commit
+            | Kind::ServerCiphertexts
+            | Kind::OutputSignature
+            | Kind::BlameBits
+            | Kind::Verdict
+    )
+}
+
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
+    /// Whether a step of `round` can concern us now: `None` if it is too old to matter,
+    /// `Some(false)` if it is a round that cannot have started.
+    fn in_window(&self, round: u64) -> Option<bool> {
+        let current = self.round();
+        if round > current + 1 {
+            return Some(false);
+        }
+        (round + HISTORY >= current).then_some(true)
+    }
+
     /// Records a server's signed header; a second, different header for the same step is
     /// equivocation. Returns `false` if the message must be dropped.
-    pub(crate) fn track(&mut self, signed: &SignedHeader<S::G>) -> bool {
+    pub(crate) fn track(&mut self, env: &Envelope<S::G>) -> bool {
+        let signed = &env.signed;
         let h = &signed.header;
-        if !matches!(
-            h.kind,
-            Kind::SetupInventory
-                | Kind::ShuffleStep
-                | Kind::Decryption
-                | Kind::Dispute
-                | Kind::Inventory
-                | Kind::Commit
-                | Kind::ServerCiphertexts
-                | Kind::OutputSignature
-        ) {
+        let Party::Server(s) = h.sender else {
             return true;
+        };
+        if !is_step(h.kind) {
+            return true;
+        }
+        match self.in_window(h.round) {
+            None => return true,
+            Some(false) => {
+                self.bad_message(s, env);
+                return false;
+            }
+            Some(true) => {}
         }
         let k = (h.kind, h.sender, h.round);
         match self.headers.get(&k) {
             Some(prev) if prev.header.digest != h.digest => {
-                let (first, second) = (evidence_of(prev), evidence_of(signed));
-                if let Party::Server(s) = h.sender {
-                    self.halt(s, ServerFault::Equivocation { first, second }, Vec::new());
-                }
+                let (first, second) = (prev.to_bytes(), signed.to_bytes());
+                self.halt(s, ServerFault::Equivocation { first, second }, Vec::new());
                 false
             }
             Some(_) => true,
@@ -42,6 +82,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 true
             }
         }
+    }
+
+    /// Forgets the headers of rounds no step can concern any more (after a round advanced).
+    pub(crate) fn prune_headers(&mut self) {
+        let current = self.round();
+        let keep = |round: u64| round + HISTORY >= current;
+        self.headers.retain(|(_, _, round), _| keep(*round));
+        self.echoed.retain(|(_, round)| keep(*round));
     }
 
     /// Once every server's message of a step is in, echo their signed headers to all servers:
@@ -77,20 +125,40 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     }
 
     pub(crate) fn handle_echo(&mut self, env: &Envelope<S::G>) {
-        let from = env.header().sender;
-        let Ok(list) = Reader::new(&env.payload).byte_slices() else {
-            return self.reject(MessageError::Malformed {
-                from,
-                source: WireError::Invalid("echo"),
-            });
+        let Party::Server(echoer) = env.header().sender else {
+            return;
         };
-        for bytes in list {
+        let round = env.header().round;
+        let Ok(list) = Reader::new(&env.payload).byte_slices() else {
+            return self.bad_message(echoer, env);
+        };
+        match self.in_window(round) {
+            // About a step long gone: nothing it says can matter now.
+            None => return,
+            Some(false) => return self.bad_message(echoer, env),
+            Some(true) => {}
+        }
+        // An echo is one step's headers from the other servers: at most M − 1, one kind, this
+        // round, distinct senders other than the echoer. Anything else no correct server sends.
+        let mut heads = Vec::with_capacity(list.len());
+        let mut seen = BTreeSet::new();
+        let mut kind = None;
+        for bytes in &list {
             let Ok(h) = Header::from_prefix(bytes) else {
-                continue;
+                return self.bad_message(echoer, env);
             };
-            if h.session != self.session.0 || !matches!(h.sender, Party::Server(_)) {
-                continue;
+            let well_formed = is_step(h.kind)
+                && h.round == round
+                && h.session == self.session.0
+                && *kind.get_or_insert(h.kind) == h.kind
+                && matches!(h.sender, Party::Server(s) if s != echoer && (s.0 as usize) < self.config.num_servers())
+                && seen.insert(h.sender);
+            if !well_formed || heads.len() + 1 >= self.config.num_servers() {
+                return self.bad_message(echoer, env);
             }
+            heads.push((h, *bytes));
+        }
+        for (h, bytes) in heads {
             // The usual case: the statement we already hold (and verified). Only a different
             // header can be equivocation, so only then is the signature worth checking.
             if self
@@ -101,7 +169,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 continue;
             }
             let Ok(signed) = SignedHeader::<S::G>::from_bytes(bytes) else {
-                continue;
+                return self.bad_message(echoer, env);
             };
             let h = &signed.header;
             let Some(key) = self.config.key_of(h.sender) else {
@@ -116,14 +184,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 && prev.header.digest != h.digest
                 && let Party::Server(s) = h.sender
             {
-                let (first, second) = (evidence_of(prev), evidence_of(&signed));
+                let (first, second) = (prev.to_bytes(), signed.to_bytes());
                 return self.halt(s, ServerFault::Equivocation { first, second }, Vec::new());
             }
             self.headers.entry(k).or_insert(signed);
         }
     }
-}
-
-pub(crate) fn evidence_of<G: verdict_group::Group>(h: &SignedHeader<G>) -> Vec<u8> {
-    h.to_bytes()
 }

@@ -41,7 +41,8 @@ mod setup;
 mod timer;
 
 pub use adversary::AggregateTamper;
-pub(crate) use blame::{accusation_len, bit_of, decode_blame_bits};
+use blame::{Blame, EarlyBlame};
+pub(crate) use blame::{accusation_len, bit_of};
 use round::{client_ct, new_round};
 
 /// What a server is waiting for.
@@ -125,7 +126,8 @@ struct Round<S: ProtoSuite> {
     my_cts: Option<Vec<u8>>,
     commits: Vec<Option<[u8; 32]>>,
     server_cts: Vec<Option<SignedServerCts<S>>>,
-    early_cts: Vec<Envelope<S::G>>,
+    /// Server ciphertexts of faster servers that arrived before we knew `S` (one per server).
+    early_cts: Vec<Option<Envelope<S::G>>>,
     result: Option<(RoundResult, Vec<u8>)>,
     accusations: Vec<Accusation>,
     signatures: Vec<Option<Vec<u8>>>,
@@ -139,49 +141,89 @@ struct Archived<S: ProtoSuite> {
     server_cts: Vec<SignedServerCts<S>>,
 }
 
-/// An accusation being traced.
-struct Blame {
-    accusation: Accusation,
-    slot_len: usize,
-    clients: Vec<ClientId>,
-    bits: Vec<Option<(Vec<bool>, Vec<u8>)>>,
-    suspect: Option<ClientId>,
-    deadline: Option<Duration>,
-    my_verdict: Option<Option<Party>>,
-    verdicts: Vec<Option<Option<Party>>>,
-    rebuttal: Option<Vec<u8>>,
-    early_rebuttal: Option<(Party, Vec<u8>)>,
-}
-
 struct Running<S: ProtoSuite> {
     nets: Nets<S>,
     secrets: ServerSecrets<S>,
     schedule: Schedule,
     round: Round<S>,
-    future: Vec<(Party, Vec<u8>)>,
+    /// Messages for the next round (a faster peer), kept per sender.
+    future: Early<S::G>,
     history: BTreeMap<u64, Archived<S>>,
-    blame: Option<Blame>,
+    blame: Option<Blame<S::G>>,
     /// Blame messages that arrived before this server started tracing (a faster server).
-    early_blame: Vec<(Party, Vec<u8>)>,
+    early_blame: EarlyBlame<S::G>,
     pending_exclusions: Vec<(ClientId, ExclusionReason)>,
 }
 
 struct SetupState<S: ProtoSuite> {
     log: SetupLog<S>,
     own: BTreeMap<ClientId, Vec<u8>>,
+    /// When the set-up window opened (the server's start) and when its fraction was reached.
+    opened_at: Duration,
+    fraction_at: Option<Duration>,
     sent_inventory: bool,
     sent_step: bool,
     sent_decryption: bool,
     sent_dispute: bool,
-    early: Vec<(Party, Vec<u8>)>,
+    /// Round-0 messages of servers that finished set-up first, kept per server.
+    early: Early<S::G>,
     secrets: Option<ServerSecrets<S>>,
     suite_setup: Vec<u8>,
 }
+
+/// Verified messages that arrived early, kept per sender and bounded: a correct server sends a
+/// handful of step messages per round and a client one submission, so one peer can never fill
+/// a buffer another's messages need (the review's flooding attack).
+struct Early<G: verdict_group::Group> {
+    servers: BTreeMap<ServerId, Vec<Envelope<G>>>,
+    clients: BTreeMap<ClientId, Envelope<G>>,
+}
+
+impl<G: verdict_group::Group> Default for Early<G> {
+    fn default() -> Self {
+        Self {
+            servers: BTreeMap::new(),
+            clients: BTreeMap::new(),
+        }
+    }
+}
+
+impl<G: verdict_group::Group> Early<G> {
+    /// Messages held.
+    fn len(&self) -> usize {
+        self.servers.values().map(Vec::len).sum::<usize>() + self.clients.len()
+    }
+
+    /// Everything, servers' first, each sender's in arrival order.
+    fn drain(self) -> impl Iterator<Item = Envelope<G>> {
+        self.servers
+            .into_values()
+            .flatten()
+            .chain(self.clients.into_values())
+    }
+}
+
+/// Early step messages a server may have outstanding for one round (Inventory, Commit,
+/// ServerCiphertexts, OutputSignature, and blame's two with room to spare); more is flooding.
+const EARLY_PER_SERVER: usize = 8;
 
 enum State<S: ProtoSuite> {
     Setup(Box<SetupState<S>>),
     Running(Box<Running<S>>),
     Halted,
+}
+
+/// What a server holds that depends on what its peers send: each part is bounded by the group
+/// size and the history depth, whatever the peers do (for tests and metrics).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Footprint {
+    /// Signed step headers tracked for equivocation.
+    pub headers: usize,
+    /// Verified messages buffered for a later step (set-up, the next round, early blame).
+    pub buffered: usize,
+    /// Past rounds kept for blame.
+    pub history: usize,
 }
 
 /// A Verdict server.
@@ -260,11 +302,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             state: State::Setup(Box::new(SetupState {
                 log,
                 own: BTreeMap::new(),
+                opened_at: now,
+                fraction_at: None,
                 sent_inventory: false,
                 sent_step: false,
                 sent_decryption: false,
                 sent_dispute: false,
-                early: Vec::new(),
+                early: Early::default(),
                 secrets: Some(ServerSecrets {
                     ver: ver_state,
                     xor,
@@ -344,6 +388,23 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
     }
 
+    /// What the server holds that peers' messages can make grow (see [`Footprint`]).
+    pub fn footprint(&self) -> Footprint {
+        let (buffered, history) = match &self.state {
+            State::Setup(s) => (s.early.len(), 0),
+            State::Running(r) => (
+                r.future.len() + r.early_blame.len() + r.round.early_cts.iter().flatten().count(),
+                r.history.len(),
+            ),
+            State::Halted => (0, 0),
+        };
+        Footprint {
+            headers: self.headers.len(),
+            buffered,
+            history,
+        }
+    }
+
     /// Clients excluded so far.
     pub fn excluded(&self) -> &BTreeSet<ClientId> {
         &self.excluded
@@ -412,7 +473,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         }
         let h = env.header().clone();
-        if matches!(h.sender, Party::Server(_)) && !self.track(&env.signed) {
+        if matches!(h.sender, Party::Server(_)) && !self.track(&env) {
             return;
         }
         match h.kind {

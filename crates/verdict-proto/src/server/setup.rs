@@ -62,7 +62,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 return;
             };
             if !setup.sent_inventory {
-                if setup.own.len() < self.clients.len() {
+                // The set-up window: like a round's, measured from the server's start.
+                let window = self.config.policy.setup_window;
+                let expected = self.clients.len();
+                let arrived = setup.own.len();
+                let elapsed = self.now.saturating_sub(setup.opened_at);
+                if setup.fraction_at.is_none() && arrived >= window.needed(expected) {
+                    setup.fraction_at = Some(elapsed);
+                }
+                let closed = expected == 0
+                    || window
+                        .close_at(setup.fraction_at, arrived >= expected)
+                        .is_some_and(|t| elapsed >= t);
+                if !closed {
                     return;
                 }
                 setup.sent_inventory = true;
@@ -179,15 +191,16 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             secrets,
             schedule,
             round,
-            future: Vec::new(),
+            future: Early::default(),
             history: BTreeMap::new(),
             blame: None,
-            early_blame: Vec::new(),
+            early_blame: EarlyBlame::default(),
             pending_exclusions: Vec::new(),
         }));
         self.check_window();
-        for (from, bytes) in core::mem::take(&mut setup.early) {
-            self.handle_message(from, &bytes);
+        // Verified and tracked on arrival: straight to the round logic.
+        for env in core::mem::take(&mut setup.early).drain() {
+            self.handle_round_message(env);
         }
     }
 }

@@ -1,11 +1,16 @@
-//! Time: when the server next needs [`Server::handle_timeout`], window closure and blame
-//! deadlines, and silence detection (which server a stalled step waits for).
+//! Time: when the server next needs [`Server::handle_timeout`] (window closures, the blame
+//! deadline, silence), and which server a stalled step waits for.
+//!
+//! A server is named [`ServerFault::Unresponsive`] only for a message a correct server must
+//! have sent by then. An inventory (of set-up or of a round) is sent when its server's window
+//! closes, which under a policy without a deadline may be never (it waits for a silent client
+//! of its own): then its silence is not a fault, and nobody is named — the round waits, as that
+//! policy says. With a deadline, the wait counts from the deadline.
 
 use core::time::Duration;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::ServerId;
-use verdict_shuffle::Phase;
 
 use super::*;
 
@@ -13,50 +18,84 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     /// When [`Server::handle_timeout`] must next be called.
     pub fn poll_timeout(&self) -> Option<Duration> {
         let mut t = Vec::new();
-        if self.waiting_for_servers() {
-            t.push(self.last_progress + self.config.policy.server_timeout);
+        if let Some((_, due)) = self.awaited() {
+            t.push(due + self.config.policy.server_timeout);
         }
-        if let State::Running(run) = &self.state {
-            if let Some(d) = run
-                .blame
-                .as_ref()
-                .filter(|b| b.my_verdict.is_none())
-                .and_then(|b| b.deadline)
-            {
-                t.push(d);
-            }
-            if run.blame.is_none()
-                && run
-                    .round
-                    .inventories
-                    .get(self.id.0 as usize)
-                    .is_some_and(Option::is_none)
-            {
-                let window = &self.config.policy.window;
-                let expected = self.expected_clients();
-                let arrived = run.round.own.len();
-                if let Some(close) = window.close_at(run.round.fraction_at, arrived >= expected) {
-                    t.push(run.round.opened_at + close);
+        match &self.state {
+            State::Setup(setup) if !setup.sent_inventory => {
+                let window = &self.config.policy.setup_window;
+                let all = setup.own.len() >= self.clients.len();
+                if let Some(close) = window.close_at(setup.fraction_at, all) {
+                    t.push(setup.opened_at + close);
                 }
             }
+            State::Running(run) => {
+                if let Some(d) = run.blame.as_ref().and_then(Blame::pending_deadline) {
+                    t.push(d);
+                }
+                if run.blame.is_none()
+                    && run
+                        .round
+                        .inventories
+                        .get(self.id.0 as usize)
+                        .is_some_and(Option::is_none)
+                {
+                    let window = &self.config.policy.window;
+                    let expected = self.expected_clients();
+                    let arrived = run.round.own.len();
+                    if let Some(close) = window.close_at(run.round.fraction_at, arrived >= expected)
+                    {
+                        t.push(run.round.opened_at + close);
+                    }
+                }
+            }
+            _ => {}
         }
         t.into_iter().min()
     }
 
-    /// Whether progress depends on other servers (so their silence is a fault).
-    pub(crate) fn waiting_for_servers(&self) -> bool {
+    /// The server a stalled step waits for, and the time from which a correct server would
+    /// have sent it (`None`: not waiting for a server, or for one that may rightly wait).
+    pub(crate) fn awaited(&self) -> Option<(ServerId, Duration)> {
+        let since = self.last_progress;
         match &self.state {
-            State::Setup(s) => s.sent_inventory,
-            State::Running(r) => {
-                r.blame
-                    .as_ref()
-                    .is_some_and(|b| b.suspect.is_none() || b.my_verdict.is_some())
-                    || r.round
-                        .inventories
-                        .get(self.id.0 as usize)
-                        .is_some_and(Option::is_some)
+            State::Setup(setup) => {
+                if !setup.sent_inventory {
+                    // Waiting for our own clients.
+                    return None;
+                }
+                let j = setup.log.awaited_server()?;
+                if setup.log.awaiting_inventories() {
+                    let deadline = self.config.policy.setup_window.deadline?;
+                    return Some((j, since.max(setup.opened_at + deadline)));
+                }
+                Some((j, since))
             }
-            State::Halted => false,
+            State::Running(run) => {
+                if let Some(blame) = &run.blame {
+                    // While blame runs no window closes, so only blame messages are awaited.
+                    return blame.awaited_server().map(|j| (j, since));
+                }
+                let round = &run.round;
+                let me = self.id.0 as usize;
+                if round.inventories.get(me).is_some_and(Option::is_none) {
+                    // Waiting for our own clients.
+                    return None;
+                }
+                let missing = |v: &[Option<_>]| v.iter().position(Option::is_none);
+                if let Some(j) = missing(&round.inventories) {
+                    let deadline = self.config.policy.window.deadline?;
+                    return Some((ServerId(j as u32), since.max(round.opened_at + deadline)));
+                }
+                let has_xor = round.open.iter().any(|o| o.kind == SlotKind::Xor);
+                let j = has_xor
+                    .then(|| round.commits.iter().position(Option::is_none))
+                    .flatten()
+                    .or_else(|| round.server_cts.iter().position(Option::is_none))
+                    .or_else(|| round.signatures.iter().position(Option::is_none))?;
+                Some((ServerId(j as u32), since))
+            }
+            State::Halted => None,
         }
     }
 
@@ -68,46 +107,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         self.check_blame_deadline();
         self.check_window();
-        let waiting_for_servers = self.waiting_for_servers();
-        if waiting_for_servers && self.now >= self.last_progress + self.config.policy.server_timeout
+        if matches!(self.state, State::Setup(_)) {
+            self.setup_progress();
+        }
+        if let Some((j, due)) = self.awaited()
+            && self.now >= due + self.config.policy.server_timeout
         {
-            let culprit = self.first_silent_server();
             let round = self.round();
-            self.halt(culprit, ServerFault::Unresponsive { round }, Vec::new());
+            self.halt(j, ServerFault::Unresponsive { round }, Vec::new());
         }
-    }
-
-    pub(crate) fn first_silent_server(&self) -> ServerId {
-        let m = self.config.num_servers() as u32;
-        let State::Running(r) = &self.state else {
-            if let State::Setup(s) = &self.state
-                && let Phase::Shuffle { server } = s.log.shuffle().phase()
-            {
-                return ServerId(server as u32);
-            }
-            return ServerId((self.id.0 + 1) % m);
-        };
-        let round = &r.round;
-        let missing = |v: &[Option<_>]| v.iter().position(Option::is_none);
-        if let Some(b) = &r.blame {
-            if let Some(j) = b.bits.iter().position(Option::is_none) {
-                return ServerId(j as u32);
-            }
-            if let Some(j) = b.verdicts.iter().position(Option::is_none) {
-                return ServerId(j as u32);
-            }
-        }
-        let j = missing(&round.inventories)
-            .or_else(|| {
-                if round.open.iter().any(|o| o.kind == SlotKind::Xor) {
-                    round.commits.iter().position(Option::is_none)
-                } else {
-                    None
-                }
-            })
-            .or_else(|| round.server_cts.iter().position(Option::is_none))
-            .or_else(|| round.signatures.iter().position(Option::is_none))
-            .unwrap_or(0);
-        ServerId(j as u32)
     }
 }

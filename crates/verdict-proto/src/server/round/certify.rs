@@ -114,6 +114,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 );
             }
         }
+        self.prune_headers();
         self.send_to_clients(&clients, Kind::RoundOutput, round_no, payload);
         for (c, reason, evidence) in excluded_now {
             self.excluded.insert(c);
@@ -140,14 +141,15 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         self.events.push_back(Event::RoundComplete {
             round: round_no,
-            participants: result.participants,
+            participants: result.participants(),
         });
         self.last_progress = now;
         if let Some(acc) = accusations.into_iter().next() {
-            self.start_blame(acc);
+            self.start_blame(acc, round_no);
         }
-        for (from, bytes) in future {
-            self.handle_message(from, &bytes);
+        // Verified and tracked on arrival: straight to the round logic.
+        for env in future.drain() {
+            self.handle_round_message(env);
         }
         self.check_window();
     }

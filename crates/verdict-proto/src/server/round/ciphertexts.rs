@@ -11,9 +11,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Party::Server(j) = env.header().sender else {
             return;
         };
-        let round_no = env.header().round;
         let Ok(digest) = <[u8; 32]>::try_from(env.payload.as_slice()) else {
-            return self.bad_message(j, round_no, &env);
+            return self.bad_message(j, &env);
         };
         let State::Running(run) = &mut self.state else {
             return;
@@ -53,8 +52,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if run.round.my_cts.is_none() {
             // A faster server already has every inventory; we do not, so we cannot check its
             // proofs over S yet. (Bounded: one message per server per round.)
-            if run.round.early_cts.len() < self.config.num_servers() {
-                run.round.early_cts.push(env);
+            if let Some(slot) = run.round.early_cts.get_mut(j.0 as usize) {
+                slot.get_or_insert(env);
             }
             return;
         }

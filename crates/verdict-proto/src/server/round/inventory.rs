@@ -38,7 +38,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         let open = run.round.open.clone();
         // Only a server can have put an unsigned or malformed submission in its inventory.
-        let bad = |this: &mut Self| this.bad_message(j, round_no, &env);
+        let bad = |this: &mut Self| this.bad_message(j, &env);
         let mut r = Reader::new(&env.payload);
         let (Ok(list), Ok(rejected_list), Ok(aggregate_list), Ok(())) = (
             r.byte_slices(),
@@ -378,7 +378,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         // Ciphertexts of faster servers that arrived before we knew S can be checked now.
         if let State::Running(run) = &mut self.state {
-            for env in core::mem::take(&mut run.round.early_cts) {
+            for env in core::mem::take(&mut run.round.early_cts)
+                .into_iter()
+                .flatten()
+            {
                 self.on_server_cts(env);
             }
         }

@@ -19,14 +19,15 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     pub(crate) fn handle_round_message(&mut self, env: Envelope<S::G>) {
         let h = env.header().clone();
         let State::Running(run) = &mut self.state else {
-            if let State::Setup(setup) = &mut self.state
-                && matches!(h.sender, Party::Server(_))
-                && h.round == 0
-                && setup.early.len() < 4 * self.config.num_servers()
+            if let (State::Setup(setup), Party::Server(j), 0) = (&mut self.state, h.sender, h.round)
             {
                 // A faster server finished set-up first and is already in round 0; keep its
-                // round messages (bounded: a few per server) until we get there.
-                setup.early.push((h.sender, env.to_bytes()));
+                // round messages (a few per server) until we get there.
+                let held = setup.early.servers.entry(j).or_default();
+                if held.len() >= EARLY_PER_SERVER {
+                    return self.bad_message(j, &env);
+                }
+                held.push(env);
                 return;
             }
             return self.reject(MessageError::Unexpected {
@@ -37,15 +38,37 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         let current = run.round.number;
         let blame_kind = matches!(h.kind, Kind::BlameBits | Kind::Verdict | Kind::Rebuttal);
-        if !blame_kind && h.round > current {
-            // Nobody can be more than one round ahead: certifying a round needs our signature.
-            // Bounded: a few messages per participant, so a client flooding next-round
-            // messages cannot grow our memory.
-            let cap = 4 * (self.config.num_servers() + self.clients.len());
-            if h.round == current + 1 && run.future.len() < cap {
-                run.future.push((h.sender, env.to_bytes()));
-                return;
+        if !blame_kind && h.round == current + 1 {
+            // Nobody can be more than one round ahead (certifying a round needs our
+            // signature; further is refused as a step of a round that cannot exist). Kept per
+            // sender: a server's few step messages, one submission per own client.
+            match h.sender {
+                Party::Server(j) => {
+                    let held = run.future.servers.entry(j).or_default();
+                    if held.len() >= EARLY_PER_SERVER {
+                        return self.bad_message(j, &env);
+                    }
+                    held.push(env);
+                    return;
+                }
+                Party::Client(c)
+                    if h.kind == Kind::Submission
+                        && self.clients.contains(&c)
+                        && !self.excluded.contains(&c) =>
+                {
+                    if run.future.clients.get(&c).is_some_and(|prev| prev != &env) {
+                        return self.reject(MessageError::Duplicate {
+                            from: h.sender,
+                            kind: h.kind.name(),
+                        });
+                    }
+                    run.future.clients.insert(c, env);
+                    return;
+                }
+                Party::Client(_) => {}
             }
+        }
+        if !blame_kind && h.round > current {
             return self.reject(MessageError::Unexpected {
                 from: h.sender,
                 kind: h.kind.name(),
@@ -190,7 +213,7 @@ pub(crate) fn new_round<S: ProtoSuite>(
         my_cts: None,
         commits: vec![None; m],
         server_cts: (0..m).map(|_| None).collect(),
-        early_cts: Vec::new(),
+        early_cts: (0..m).map(|_| None).collect(),
         result: None,
         accusations: Vec::new(),
         signatures: vec![None; m],

@@ -56,7 +56,6 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     &session,
                     round_no,
                     pseudonym.as_ref(),
-                    lazy,
                     hybrid,
                     &mut accusations,
                 ),
@@ -171,7 +170,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         excluded.extend(run.round.excluded_now.iter().map(|(c, r, _)| (*c, *r)));
         let result = RoundResult {
             round: round_no,
-            participants: run.round.accepted.len() as u32,
+            roster: self.config.num_clients() as u32,
+            accepted: run.round.accepted.keys().copied().collect(),
             slots,
             next_lens,
             excluded,
@@ -192,7 +192,6 @@ pub(crate) fn interpret<S: ProtoSuite>(
     session: &SessionId,
     round: u64,
     pseudonym: Option<&verdict_nizk::VerifyingKey<S::G>>,
-    lazy: bool,
     hybrid: bool,
     accusations: &mut Vec<Accusation>,
 ) -> (SlotOutput, u32) {
@@ -233,10 +232,13 @@ pub(crate) fn interpret<S: ProtoSuite>(
                 _ => corrupt,
             }
         }
-        SlotKind::Verifiable if lazy => match signed(body) {
+        // Every message slot's content is signed by its owner, in every verification mode:
+        // under lazy verification the signature is what triggers the proof check, and under
+        // eager verification it is what stops a server adding content of its choice to its
+        // forwarded aggregate (proofs bind ciphertexts to owners, not plaintexts to slots).
+        SlotKind::Verifiable => match signed(body) {
             Some(content) => (SlotOutput::Message(content), next),
             None => corrupt,
         },
-        SlotKind::Verifiable => (SlotOutput::Message(body.to_vec()), next),
     }
 }
