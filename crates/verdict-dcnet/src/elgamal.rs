@@ -732,3 +732,137 @@ impl<G: MessageGroup> Verifiable for ElGamal<G> {
             .map_err(Self::dc(slot))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The owner-branch oracle: a slot owner puts a point it does not know the discrete log of
+    //! into its `R_k` and reads the servers' secret multiple of it off the reveal.
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    use super::*;
+
+    type G = Ristretto255;
+    type S = <G as Group>::Scalar;
+
+    fn params(round: u64, slot: u32, elements: usize) -> SlotParams {
+        SlotParams {
+            session: [3; 32],
+            round,
+            slot,
+            elements,
+        }
+    }
+
+    /// The attacker's owner ciphertext `(R_k = p_k, C_k = c_k)`. It knows the slot's pseudonym
+    /// secret `y` but no discrete log of any `p_k`, and runs the owner prover on the statement
+    /// with the witnesses it has.
+    fn forged_owner(
+        suite: &ElGamalSlot<G>,
+        client: u32,
+        y: &SecretScalar<S>,
+        p: &[G],
+        c: &[G],
+        rng: &mut ChaCha20Rng,
+    ) -> ClientCiphertext<G> {
+        let r = Encoded::batch_new(p);
+        let c = Encoded::batch_new(c);
+        let key = Encoded::new(G::mul_generator(y.expose()));
+        let rel = suite.client_relation(&r, &c).unwrap();
+        let owner_branch = Schnorr::with_generator(key);
+        let or = Or::new(vec![&rel as &dyn Statement<G>, &owner_branch]).unwrap();
+        let mut t = suite
+            .slot
+            .context(CLIENT_PURPOSE, &suite.suite, client)
+            .transcript();
+        let proof = or.prove(&mut t, 1, &[*y.expose()], rng).unwrap();
+        ClientCiphertext { r, c, proof }
+    }
+
+    fn hex(p: &G) -> String {
+        p.to_bytes()
+            .as_ref()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    #[test]
+    fn owner_branch_is_a_static_dh_oracle() {
+        let mut rng = ChaCha20Rng::seed_from_u64(77);
+        let l = 2;
+        let z: Vec<SecretScalar<S>> = (0..3).map(|_| SecretScalar::random(&mut rng)).collect();
+        let keys: Vec<G> = z.iter().map(|s| G::mul_generator(s.expose())).collect();
+
+        // Round 1: honest client 0 owns slot 0 and sends a message; its ciphertext is public.
+        let y0 = SecretScalar::random(&mut rng);
+        let past = ElGamalSlot::<G>::new(params(1, 0, l), &keys).unwrap();
+        let secret = b"meet at the old mill";
+        let victim = past.owner_create(0, &y0, secret, &mut rng).unwrap();
+
+        // Round 2: the attacker (client 2) owns slot 1 and copies the victim's R' into its R.
+        let y1 = SecretScalar::random(&mut rng);
+        let y1_pub = G::mul_generator(y1.expose());
+        let now = ElGamalSlot::<G>::new(params(2, 1, l), &keys).unwrap();
+        let p: Vec<G> = victim.randomness().iter().map(|e| *e.point()).collect();
+        let c_att: Vec<G> = (0..l).map(|_| G::random(&mut rng)).collect();
+        let evil = forged_owner(&now, 2, &y1, &p, &c_att, &mut rng);
+        let c0 = now.cover_create(0, &y1_pub, &mut rng).unwrap();
+        let c1 = now.cover_create(1, &y1_pub, &mut rng).unwrap();
+        let single = now.client_verify(2, &y1_pub, &evil);
+        let accepted = vec![(0, &c0), (1, &c1), (2, &evil)];
+        let batch = now.client_verify_batch(&y1_pub, &accepted, &mut rng);
+        println!("client_verify of the forged owner ciphertext: {single:?}");
+        println!("client_verify_batch with it: {batch:?}");
+        assert_eq!(single, Ok(()));
+        assert_eq!(batch, Ok(()));
+
+        // The servers strip z_j·Σ R from the accepted set; honest clients' parts cancel.
+        let scts: Vec<ServerCiphertext<G>> = z
+            .iter()
+            .enumerate()
+            .map(|(j, zj)| {
+                now.server_create(j as u32, zj, &accepted, &mut rng)
+                    .unwrap()
+            })
+            .collect();
+        let servers: Vec<(u32, &ServerCiphertext<G>)> = scts
+            .iter()
+            .enumerate()
+            .map(|(j, d)| (j as u32, d))
+            .collect();
+        let out = now.reveal_elements(&accepted, &servers).unwrap();
+        let z_sum: S = z.iter().fold(S::zero(), |a, s| a + *s.expose());
+        // Σ C + Σ D = C_att − (Σ z_j)·P: the attacker, knowing C_att, reads (Σ z_j)·P.
+        let leak: Vec<G> = c_att.iter().zip(&out).map(|(c, o)| *c - *o).collect();
+        for (k, pk) in p.iter().enumerate() {
+            println!(
+                "element {k}: C_att - reveal = {}, (sum z_j)*P = {}",
+                hex(&leak[k]),
+                hex(&(*pk * z_sum))
+            );
+            assert_eq!(leak[k], *pk * z_sum, "element {k}");
+            // Servers 1 and 2 collude with the attacker: they remove their own shares and
+            // learn z_0·P for the honest server 0.
+            let z0p = leak[k] - *pk * z[1].expose() - *pk * z[2].expose();
+            assert_eq!(z0p, *pk * z[0].expose(), "element {k}");
+        }
+        // With P = R', (Σ z_j)·R' = r'·Z is the victim's pad: its past plaintext comes out.
+        let m: Vec<G> = victim
+            .payload()
+            .iter()
+            .zip(&leak)
+            .map(|(c, pad)| *c.point() - *pad)
+            .collect();
+        let recovered = decode_message::<G>(&m);
+        println!(
+            "victim's round-1 message recovered from the round-2 reveal: {:?}",
+            recovered
+                .as_ref()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+        );
+        assert_eq!(recovered.as_deref(), Ok(&secret[..]));
+    }
+}
