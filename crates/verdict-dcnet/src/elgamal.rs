@@ -70,9 +70,13 @@
 //!
 //! `benches/fig5.rs` (ids `fig5/elgamal/<group>/<op>/<bytes>`); numbers with the machine and
 //! date in `docs/PERFORMANCE.md`. Per element a client pays two constant-time multiplications
-//! (`r_k·g`, `r_k·Z`) plus an `L`-witness proof; on one core of the 2-vCPU test VM that is
-//! ≈ 70–130 KB/s of plaintext over ristretto255 and ≈ 55–70 KB/s over P-256 (3–4× the 2013
-//! prototype's 18 KB/s), and batched verification ≈ 0.4–1 MB/s.
+//! (`r_k·g`, `r_k·Z`) plus its share of the OR proof (`3L + 1` commitments, one branch real
+//! and one simulated); a verifier checks `3L + 1` equations. Against version 1 (`2L + 1`) that
+//! made generation ≈ 1.1–1.5× and verification ≈ 1.3–1.5× slower (A/B of short criterion runs
+//! on the shared 2-vCPU test VM). At 1 KB slots, ristretto255: cover ≈ 7.1 ms (≈ 145 KB/s of
+//! plaintext), owner ≈ 8.0 ms, verify ≈ 3.5 ms, a batch of 32 ≈ 27 ms (≈ 1.2 MB/s); P-256:
+//! cover ≈ 9.9 ms (≈ 100 KB/s, still ≈ 5× the 2013 prototype's 18 KB/s), owner ≈ 12.3 ms,
+//! verify ≈ 9.5 ms, a batch of 32 ≈ 44 ms.
 //!
 //! # Constant time
 //! The secret scalars (`r_k`, `y`, `z_j`) are multiplied with the group's constant-time
