@@ -190,9 +190,9 @@ fn xor_streams(out: &mut [u8], mut readers: Vec<blake3::OutputReader>) {
     }
 }
 
-/// What the owner signs: suite id (length-prefixed), session, slot, round, capacity and the
-/// frame's `len ‖ message` bytes (`body`). Every field but the body has a fixed length, so the
-/// encoding is injective.
+/// What the owner signs: suite id, session, slot, round, capacity and the frame's
+/// `len ‖ message` bytes (`body`). The suite id is length-prefixed and every other field but
+/// the trailing body has a fixed length, so distinct inputs never give the same message.
 fn frame_signed_message<G: Group>(session: &SessionId, slot: SlotRound, body: &[u8]) -> Vec<u8> {
     let suite = Xor::<G>::ID.to_bytes();
     let slot = slot.to_bytes();
