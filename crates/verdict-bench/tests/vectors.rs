@@ -416,6 +416,7 @@ mod dcnet {
         SessionId, SlotRound, Verifiable, Xor,
     };
     use verdict_group::{P256, Ristretto255};
+    use verdict_nizk::Signature;
 
     use super::{cases, is_valid, load, unhex};
 
@@ -641,6 +642,46 @@ mod dcnet {
         assert!(negatives >= 10, "{name}: too few negative cases");
     }
 
+    /// An XOR round's intermediates: the revealed frame is the XOR of the round's ciphertexts;
+    /// without a message it is all zero, with one it is `len ‖ message ‖ zero padding ‖ σ`,
+    /// `signed_message` ends with the frame's `len ‖ message` and `σ` verifies on it under the
+    /// slot's pseudonym key.
+    fn check_xor_frame(f: &File<Xor<Ristretto255>>, c: &Value) {
+        let (inp, mid) = (&c["inputs"], &c["intermediates"]);
+        let what = format!("{} #{}", f.name, c["id"]);
+        let frame = unhex(&mid["revealed_frame"]);
+        let mut xor = vec![0u8; frame.len()];
+        for ct in hexes(&inp["client_ciphertexts"])
+            .iter()
+            .chain(&hexes(&inp["server_ciphertexts"]))
+        {
+            assert_eq!(ct.len(), frame.len(), "{what}");
+            xor.iter_mut().zip(ct).for_each(|(o, b)| *o ^= *b);
+        }
+        assert_eq!(xor, frame, "{what}: revealed_frame");
+        let Some(message) = expected_message(c) else {
+            assert!(frame.iter().all(|&b| b == 0), "{what}: empty slot");
+            assert!(mid.get("signed_message").is_none(), "{what}");
+            return;
+        };
+        let len = u(&inp["len"]) as usize;
+        let body = &frame[..4 + message.len()];
+        assert_eq!(&body[4..], &message[..], "{what}");
+        let signed = unhex(&mid["signed_message"]);
+        assert!(
+            signed.ends_with(body),
+            "{what}: signed_message ends with len ‖ message"
+        );
+        let sig = Signature::<Ristretto255>::from_bytes(&frame[4 + len..]).expect("signature");
+        let key = f
+            .session
+            .roster()
+            .pseudonym(u(&inp["slot"]) as u32)
+            .expect("slot");
+        key.verify(b"verdict-dcnet/xor/frame-signature/v1", &signed, &sig)
+            .expect("the frame signature verifies on signed_message");
+    }
+
     fn check_xor(name: &str) {
         type X = Xor<Ristretto255>;
         let f = file::<X>(name);
@@ -650,7 +691,10 @@ mod dcnet {
             let id = &c["id"];
             match group.as_str() {
                 "session" => assert!(is_valid(c)),
-                "rounds" => check_round(&f, c, |_, _, _| {}),
+                "rounds" => {
+                    check_round(&f, c, |_, _, _| {});
+                    check_xor_frame(&f, c);
+                }
                 "reveals" => {
                     assert!(!is_valid(c), "{name} #{id}");
                     negatives += 1;

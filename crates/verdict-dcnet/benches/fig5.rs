@@ -22,6 +22,7 @@
 //! | `verify-batch` | verifying the [`BATCH`] client ciphertexts of a slot together | slot × batch |
 //! | `server` | one server ciphertext over all N = 1024 clients | slot |
 //! | `raw-blake3-16` | (XOR only) 16 raw blake3 keyed XOF streams, the keystream bound | slot |
+//! | `reveal` | (XOR only) the reveal of a slot with an owner: 2 client (owner, cover) and M = 16 server ciphertexts XORed, then the frame checked | slot |
 //!
 //! Slow suites stop at smaller sizes (pairing: 256 B; ElGamal P-256: 4 KB; ElGamal
 //! ristretto255 and hashing-generator P-256: 16 KB). Short run:
@@ -196,7 +197,8 @@ fn pairing(c: &mut Criterion) {
 fn xor(c: &mut Criterion) {
     type X = Xor<Ristretto255>;
     let cell = OnceCell::new();
-    let f = || cell.get_or_init(|| fixture::<X>(1));
+    // Two client states: the `reveal` op needs an owner and a cover of one slot.
+    let f = || cell.get_or_init(|| fixture::<X>(2));
     let mut r = ChaCha20Rng::seed_from_u64(3);
     let mut g = c.benchmark_group(group_name(X::ID));
     for len in sizes::<Ristretto255>(65536) {
@@ -232,6 +234,26 @@ fn xor(c: &mut Criterion) {
             let ct = X::cover(&f.session, slot, &f.clients[0], &mut r).unwrap();
             let all: Vec<_> = (0..N).map(|i| (ClientId(i as u32), &ct)).collect();
             b.iter(|| X::server_ciphertext(&f.session, slot, &f.servers[0], &all, &mut r).unwrap())
+        });
+        // The reveal's cost beyond the XOR passes is the frame check, so the accepted set is
+        // kept small (owner and one cover) to make that check visible.
+        g.bench_function(BenchmarkId::new("reveal", len), |b| {
+            let (f, slot) = (f(), slot());
+            let owner =
+                X::owner(&f.session, slot, &f.clients[0], &f.pseudonym, &msg, &mut r).unwrap();
+            let cover = X::cover(&f.session, slot, &f.clients[1], &mut r).unwrap();
+            let s = [(ClientId(0), &owner), (ClientId(1), &cover)];
+            let ds: Vec<_> = f
+                .servers
+                .iter()
+                .map(|st| X::server_ciphertext(&f.session, slot, st, &s, &mut r).unwrap())
+                .collect();
+            let refs: Vec<_> = ds.iter().collect();
+            assert_eq!(
+                X::reveal(&f.session, slot, &s, &refs).unwrap().as_deref(),
+                Some(&msg[..])
+            );
+            b.iter(|| X::reveal(&f.session, slot, &s, &refs).unwrap())
         });
     }
     g.finish();

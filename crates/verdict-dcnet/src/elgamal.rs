@@ -7,8 +7,8 @@
 //! | operation | computation |
 //! |---|---|
 //! | cover create | fresh `r_k`; `R_k = r_k·g`, `C_k = r_k·Z`; proof branch 0 with `r_1..r_L` |
-//! | owner create | same with `C_k = r_k·Z + M_k` (`M` = the framed message); proof branch 1 with `y` |
-//! | client proof | `PoK{r_1..r_L, y : (∧_k C_k = r_k·Z ∧ R_k = r_k·g) ∨ Y = y·g}` ([`LinearRelation`] with `L` witnesses inside [`Or`]) |
+//! | owner create | same with `C_k = r_k·Z + M_k` (`M` = the framed message); proof branch 1 with `y, r_1..r_L` |
+//! | client proof | `PoK{r_1..r_L, y : (∀k R_k = r_k·g ∧ C_k = r_k·Z) ∨ (Y = y·g ∧ ∀k R_k = r_k·g)}` ([`Or`] of two [`LinearRelation`]s: `L` witnesses and `2L` equations, `L + 1` witnesses and `L + 1` equations) |
 //! | server create | `P_k = Σ_{i∈S} R_{i,k}`, `D_{j,k} = −z_j·P_k`, proof `PoK{z : Z_j = z·g ∧ ∀k D_{j,k} = z·(−P_k)}` ([`VectorDleq`]) |
 //! | reveal | `M_k = Σ_{i∈S} C_{i,k} + Σ_j D_{j,k}`, then [`verdict_group::framing::decode_message`] |
 //!
@@ -29,22 +29,54 @@
 //!
 //! The suite says so with [`Ciphersuite::EAGER_ONLY`] `= true` (the other suites are `false`).
 //!
+//! # Why the owner branch proves the `r_k` too (suite version 2)
+//!
+//! Version 1 proved `(∧_k C_k = r_k·Z ∧ R_k = r_k·g) ∨ Y = y·g`: the owner branch left every
+//! `R_k` unconstrained. The slot owner (who knows `y`) could put *any* point `P` in its `R_k`
+//! — typically `R'_{i,k}` copied from an honest client's ciphertext of an earlier round — and
+//! eager verification accepted it. Each server then publishes `D_{j,k} = −z_j·Σ_{i∈S} R_{i,k}`,
+//! the honest clients' parts cancel, and the reveal is
+//! `Σ_i C_{i,k} + Σ_j D_{j,k} = C_k − (Σ_j z_j)·P` with `C_k` chosen by the attacker: the
+//! servers act as a static Diffie–Hellman oracle on their keys. With `P = R'_{i,k}` the
+//! answer is `r'·Z`, the victim's pad, and `C'_{i,k} − r'·Z` is its past plaintext element
+//! (the identity for a cover, a message for an owner): the victim is de-anonymized, in eager
+//! mode, by an attacker who needs only the raw sums (one colluding server, which also learns
+//! `z_h·P` for each honest server `h` by removing the colluders' shares).
+//!
+//! Version 2 adds `∀k R_k = r_k·g` to the owner branch. Whichever branch is real, the
+//! submitter now proves knowledge of every `r_k` (the knowledge extractor of the OR proof
+//! yields them from either branch), so every `z_j·R_{i,k}` the servers help compute is
+//! `r_{i,k}·Z_j`, which its sender could compute alone: the servers answer only questions
+//! whose answers the asker already has. The owner knows its `r_k` (it drew them), so honest
+//! owners lose nothing; the test `owner_branch_is_not_a_dh_oracle` runs the attack and checks
+//! that the forged ciphertext is rejected, alone and in a batch, naming its sender.
+//!
 //! # Sizes (Figure 6 of the paper: 3L + O(1))
 //!
 //! A client ciphertext is `2L` elements (`R_k`, `C_k`) plus the OR proof. The proofs of
 //! `verdict-nizk` carry their commitments explicitly (so that servers can batch-verify N
-//! clients with one MSM and name culprits), so the proof adds `2L + 1` commitments and `L + 1`
-//! responses and one challenge: `4L + 1` elements and `L + 2` scalars on the wire in total,
-//! against `2L` elements plus `L + O(1)` scalars for the paper's compact `(challenge,
-//! responses)` form. [`client_ciphertext_len`] gives the exact byte count.
+//! clients with one MSM and name culprits): the cover branch has `2L` commitments and `L`
+//! responses, the owner branch `L + 1` and `L + 1`, plus one challenge — `5L + 1` elements and
+//! `2L + 2` scalars on the wire in total (ristretto255: `32·(7L + 3)` bytes; P-256:
+//! `229·L + 97`). Version 1 had `4L + 1` elements and `L + 2` scalars (ristretto255:
+//! `32·(5L + 3)` bytes): the fix costs `L` commitments and `L` responses, ≈ 1.4× the client
+//! ciphertext. The paper's `3L + O(1)` is `2L` elements plus `L` responses in the compact
+//! `(challenge, responses)` form — the shape of version 1's proof, whose owner branch has no
+//! per-element witnesses; the compact form of this proof would be `2L` elements plus `2L + 1`
+//! responses and a challenge, `4L + O(1)`.
+//! [`client_ciphertext_len`] gives the exact byte count.
 //!
 //! # Measured cost
 //!
 //! `benches/fig5.rs` (ids `fig5/elgamal/<group>/<op>/<bytes>`); numbers with the machine and
 //! date in `docs/PERFORMANCE.md`. Per element a client pays two constant-time multiplications
-//! (`r_k·g`, `r_k·Z`) plus an `L`-witness proof; on one core of the 2-vCPU test VM that is
-//! ≈ 70–130 KB/s of plaintext over ristretto255 and ≈ 55–70 KB/s over P-256 (3–4× the 2013
-//! prototype's 18 KB/s), and batched verification ≈ 0.4–1 MB/s.
+//! (`r_k·g`, `r_k·Z`) plus its share of the OR proof (`3L + 1` commitments, one branch real
+//! and one simulated); a verifier checks `3L + 1` equations. Against version 1 (`2L + 1`) that
+//! made generation ≈ 1.1–1.5× and verification ≈ 1.3–1.5× slower (A/B of short criterion runs
+//! on the shared 2-vCPU test VM). At 1 KB slots, ristretto255: cover ≈ 7.1 ms (≈ 145 KB/s of
+//! plaintext), owner ≈ 8.0 ms, verify ≈ 3.5 ms, a batch of 32 ≈ 27 ms (≈ 1.2 MB/s); P-256:
+//! cover ≈ 9.9 ms (≈ 100 KB/s, still ≈ 5× the 2013 prototype's 18 KB/s), owner ≈ 12.3 ms,
+//! verify ≈ 9.5 ms, a batch of 32 ≈ 44 ms.
 //!
 //! # Constant time
 //! The secret scalars (`r_k`, `y`, `z_j`) are multiplied with the group's constant-time
@@ -58,8 +90,8 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_group::framing::{self, decode_message, encode_message};
 use verdict_group::{FrameError, Group, MessageGroup, Ristretto255, Scalar, SecretScalar};
 use verdict_nizk::{
-    BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Schnorr, Shape, SigningKey,
-    Statement, VectorDleq, VerifyingKey,
+    BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Shape, SigningKey, Statement,
+    VectorDleq, VerifyingKey,
 };
 use zeroize::Zeroize;
 
@@ -75,9 +107,13 @@ use crate::verifiable::{
 };
 use crate::wire::{DleqCiphertext, decode_exact, write_elements};
 
-/// The versioned suite identifier (`verdict/elgamal/<group>/v1`), bound into every proof.
+/// Version 2: the owner branch of the client proof also proves the `r_k` (see the module docs);
+/// version 1's proofs and wire format are not accepted.
+const VERSION: u32 = 2;
+
+/// The versioned suite identifier (`verdict/elgamal/<group>/v2`), bound into every proof.
 pub fn suite_id<G: Group>() -> SuiteId {
-    SuiteId::new("elgamal", G::NAME, 1)
+    SuiteId::new("elgamal", G::NAME, VERSION)
 }
 const CLIENT_PURPOSE: &[u8] = b"verdict-dcnet/elgamal/v1/client";
 const SERVER_PURPOSE: &[u8] = b"verdict-dcnet/elgamal/v1/server";
@@ -85,9 +121,11 @@ const SERVER_PURPOSE: &[u8] = b"verdict-dcnet/elgamal/v1/server";
 /// A client's ciphertext for one slot: `R_1..R_L`, `C_1..C_L` and the OR proof.
 ///
 /// Wire format (no length fields; `L` is fixed by the slot):
-/// `R_1 ‖ … ‖ R_L ‖ C_1 ‖ … ‖ C_L ‖ c_0 ‖ A_{R,1} ‖ A_{C,1} ‖ … ‖ A_{R,L} ‖ A_{C,L} ‖ s_1 ‖ … ‖ s_L ‖ A_Y ‖ s_Y`
-/// (the OR proof in `verdict-nizk`'s canonical form: branch-0 challenge, branch-0 proof,
-/// branch-1 proof). Every element and scalar is validated on decoding.
+/// `R_1 ‖ … ‖ R_L ‖ C_1 ‖ … ‖ C_L ‖ c_0 ‖ A_{R,1} ‖ A_{C,1} ‖ … ‖ A_{R,L} ‖ A_{C,L} ‖ s_1 ‖ … ‖ s_L ‖
+/// A_Y ‖ A'_{R,1} ‖ … ‖ A'_{R,L} ‖ s_y ‖ s'_1 ‖ … ‖ s'_L`
+/// (the OR proof in `verdict-nizk`'s canonical form: branch-0 challenge, branch-0 proof, then
+/// the branch-1 proof of `Y = y·g ∧ ∀k R_k = r_k·g`, commitments before responses). Every
+/// element and scalar is validated on decoding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientCiphertext<G: Group> {
     r: Vec<Encoded<G>>,
@@ -107,10 +145,11 @@ fn client_shapes(l: usize) -> [Shape; 2] {
             commitments_h: 0,
             responses: l,
         },
+        // Owner branch: `Y = y·g` and the `L` equations `R_k = r_k·g`.
         Shape {
-            commitments_g: 1,
+            commitments_g: l + 1,
             commitments_h: 0,
-            responses: 1,
+            responses: l + 1,
         },
     ]
 }
@@ -221,19 +260,41 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         verdict_group::framing::max_message_len::<G>(self.slot.elements)
     }
 
-    fn client_relation(
+    /// The two branches of the client proof for `(R, C)` in a slot with pseudonym key `Y`:
+    ///
+    /// - cover (branch 0), witnesses `r_1..r_L`: `∀k R_k = r_k·g ∧ C_k = r_k·Z`;
+    /// - owner (branch 1), witnesses `y, r_1..r_L`: `Y = y·g ∧ ∀k R_k = r_k·g`.
+    ///
+    /// The `R_k = r_k·g` equations are in *both* branches because the servers multiply the
+    /// `R_k` by their secrets and the reveal exposes the result: an `R_k` whose discrete log
+    /// its sender does not know would turn the servers into a static DH oracle (see the module
+    /// docs). Which branch is real stays hidden by the OR proof.
+    fn client_branches(
         &self,
+        pseudonym_key: &Encoded<G>,
         r: &[Encoded<G>],
         c: &[Encoded<G>],
-    ) -> Result<LinearRelation<G>, SuiteError> {
+    ) -> Result<[LinearRelation<G>; 2], SuiteError> {
+        let bad = |_| SuiteError::Parameters("client relation");
         let g = Encoded::<G>::generator();
-        let mut rel = LinearRelation::new(r.len());
+        let mut cover = LinearRelation::new(r.len());
         for (k, (rk, ck)) in r.iter().zip(c).enumerate() {
-            rel.add_equation(rk.clone(), [(k, g.clone())])
+            cover
+                .add_equation(rk.clone(), [(k, g.clone())])
                 .and_then(|rel| rel.add_equation(ck.clone(), [(k, self.joint_key.clone())]))
-                .map_err(|_| SuiteError::Parameters("client relation"))?;
+                .map_err(bad)?;
         }
-        Ok(rel)
+        // Witness 0 is `y`, witness `1 + k` is `r_k`.
+        let mut owner = LinearRelation::new(r.len() + 1);
+        owner
+            .add_equation(pseudonym_key.clone(), [(0, g.clone())])
+            .map_err(bad)?;
+        for (k, rk) in r.iter().enumerate() {
+            owner
+                .add_equation(rk.clone(), [(k + 1, g.clone())])
+                .map_err(bad)?;
+        }
+        Ok([cover, owner])
     }
 
     fn create<R: RngCore + CryptoRng + ?Sized>(
@@ -255,9 +316,8 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         }
         let r = Encoded::batch_new(&r_points);
         let c = Encoded::batch_new(&c_points);
-        let rel = self.client_relation(&r, &c)?;
-        let owner_branch = Schnorr::with_generator(pseudonym_key.clone());
-        let or = Or::new(vec![&rel as &dyn Statement<G>, &owner_branch])
+        let [cover, owner_branch] = self.client_branches(pseudonym_key, &r, &c)?;
+        let or = Or::new(vec![&cover as &dyn Statement<G>, &owner_branch])
             .map_err(|_| SuiteError::Parameters("client statement"))?;
         let mut t = self
             .slot
@@ -265,7 +325,14 @@ impl<G: MessageGroup> ElGamalSlot<G> {
             .transcript();
         let proof = match owner {
             None => or.prove(&mut t, 0, &rs, rng),
-            Some((y, _)) => or.prove(&mut t, 1, &[*y], rng),
+            Some((y, _)) => {
+                let mut witness = Vec::with_capacity(l + 1);
+                witness.push(*y);
+                witness.extend_from_slice(&rs);
+                let proof = or.prove(&mut t, 1, &witness, rng);
+                witness.zeroize();
+                proof
+            }
         };
         rs.zeroize();
         let proof = proof.map_err(|_| SuiteError::Parameters("client proof"))?;
@@ -310,9 +377,8 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         ct: &ClientCiphertext<G>,
     ) -> Result<(), SuiteError> {
         self.check_len(Culprit::Client(client), ct.len())?;
-        let rel = self.client_relation(&ct.r, &ct.c)?;
-        let owner_branch = Schnorr::with_generator(*pseudonym_key);
-        let or = Or::new(vec![&rel as &dyn Statement<G>, &owner_branch])
+        let [cover, owner] = self.client_branches(&Encoded::new(*pseudonym_key), &ct.r, &ct.c)?;
+        let or = Or::new(vec![&cover as &dyn Statement<G>, &owner])
             .map_err(|_| SuiteError::Parameters("client statement"))?;
         let mut t = self
             .slot
@@ -330,7 +396,8 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         cts: &[(u32, &ClientCiphertext<G>)],
         rng: &mut R,
     ) -> Result<(), SuiteError> {
-        let owner_branch = Schnorr::with_generator(*pseudonym_key);
+        // Encoded once: every client's owner branch starts with the same `Y = y·g`.
+        let key = Encoded::new(*pseudonym_key);
         let mut batch = BatchVerifier::<G>::with_capacity(cts.len());
         let mut wrong_len = Vec::new();
         for (client, ct) in cts {
@@ -338,8 +405,8 @@ impl<G: MessageGroup> ElGamalSlot<G> {
                 wrong_len.push(*client);
                 continue;
             }
-            let rel = self.client_relation(&ct.r, &ct.c)?;
-            let or = Or::new(vec![&rel as &dyn Statement<G>, &owner_branch])
+            let [cover, owner] = self.client_branches(&key, &ct.r, &ct.c)?;
+            let or = Or::new(vec![&cover as &dyn Statement<G>, &owner])
                 .map_err(|_| SuiteError::Parameters("client statement"))?;
             let t = self
                 .slot
@@ -522,7 +589,7 @@ impl<G: MessageGroup> ElGamal<G> {
 }
 
 impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
-    const ID: SuiteId = SuiteId::new("elgamal", G::NAME, 1);
+    const ID: SuiteId = SuiteId::new("elgamal", G::NAME, VERSION);
     const VERIFIABLE: bool = true;
     const EAGER_ONLY: bool = true;
 
@@ -730,5 +797,142 @@ impl<G: MessageGroup> Verifiable for ElGamal<G> {
         slot.data()
             .server_verify(server.0, key.point(), &Self::raw(accepted), ct)
             .map_err(Self::dc(slot))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The owner-branch oracle (suite version 1): a slot owner puts a point it does not know
+    //! the discrete log of into its `R_k` and reads the servers' secret multiple of it off the
+    //! reveal. On version 1 this test's forged ciphertext verified and the reveal gave
+    //! `C_att − (Σ z_j)·R'`, recovering the victim's earlier message; now it must be rejected.
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    use super::*;
+
+    type G = Ristretto255;
+    type S = <G as Group>::Scalar;
+
+    fn params(round: u64, slot: u32, elements: usize) -> SlotParams {
+        SlotParams {
+            session: [3; 32],
+            round,
+            slot,
+            elements,
+        }
+    }
+
+    /// The attacker's owner ciphertext `(R_k = p_k, C_k = c_k)`. It knows the slot's pseudonym
+    /// secret `y` but no discrete log of any `p_k`, and runs the owner prover on the statement
+    /// with the witnesses it has: `y` and, for the `r_k`, fresh guesses.
+    fn forged_owner(
+        suite: &ElGamalSlot<G>,
+        client: u32,
+        y: &SecretScalar<S>,
+        p: &[G],
+        c: &[G],
+        rng: &mut ChaCha20Rng,
+    ) -> ClientCiphertext<G> {
+        let r = Encoded::batch_new(p);
+        let c = Encoded::batch_new(c);
+        let key = Encoded::new(G::mul_generator(y.expose()));
+        let [cover, owner] = suite.client_branches(&key, &r, &c).unwrap();
+        let or = Or::new(vec![&cover as &dyn Statement<G>, &owner]).unwrap();
+        let mut t = suite
+            .slot
+            .context(CLIENT_PURPOSE, &suite.suite, client)
+            .transcript();
+        let witness: Vec<S> = core::iter::once(*y.expose())
+            .chain(p.iter().map(|_| S::random(&mut *rng)))
+            .collect();
+        let proof = or.prove(&mut t, 1, &witness, rng).unwrap();
+        ClientCiphertext { r, c, proof }
+    }
+
+    #[test]
+    fn owner_branch_is_not_a_dh_oracle() {
+        let mut rng = ChaCha20Rng::seed_from_u64(77);
+        let l = 2;
+        let z: Vec<SecretScalar<S>> = (0..3).map(|_| SecretScalar::random(&mut rng)).collect();
+        let keys: Vec<G> = z.iter().map(|s| G::mul_generator(s.expose())).collect();
+
+        // Round 1: honest client 0 owns slot 0 and sends a message; its ciphertext is public.
+        let y0 = SecretScalar::random(&mut rng);
+        let past = ElGamalSlot::<G>::new(params(1, 0, l), &keys).unwrap();
+        let victim = past
+            .owner_create(0, &y0, b"meet at the old mill", &mut rng)
+            .unwrap();
+
+        // Round 2: the attacker (client 2) owns slot 1 and copies the victim's R' into its R.
+        let y1 = SecretScalar::random(&mut rng);
+        let y1_pub = G::mul_generator(y1.expose());
+        let now = ElGamalSlot::<G>::new(params(2, 1, l), &keys).unwrap();
+        let p: Vec<G> = victim.randomness().iter().map(|e| *e.point()).collect();
+        let c_att: Vec<G> = (0..l).map(|_| G::random(&mut rng)).collect();
+        let evil = forged_owner(&now, 2, &y1, &p, &c_att, &mut rng);
+        // It survives the wire (every point is valid) and is rejected by the proof check.
+        let evil = ClientCiphertext::from_bytes(now.slot(), 2, &evil.to_bytes()).unwrap();
+        assert_eq!(
+            now.client_verify(2, &y1_pub, &evil),
+            Err(SuiteError::ClientProof { client: 2 })
+        );
+
+        // Honest covers and an honest owner (same pseudonym secret) still verify, singly and
+        // batched; a batch with the forgery in it names exactly the forger.
+        let c0 = now.cover_create(0, &y1_pub, &mut rng).unwrap();
+        let c1 = now.cover_create(1, &y1_pub, &mut rng).unwrap();
+        let honest = now.owner_create(3, &y1, b"hello", &mut rng).unwrap();
+        for (i, ct) in [(0, &c0), (1, &c1), (3, &honest)] {
+            assert_eq!(now.client_verify(i, &y1_pub, ct), Ok(()), "client {i}");
+        }
+        let good = vec![(0, &c0), (1, &c1), (3, &honest)];
+        assert_eq!(now.client_verify_batch(&y1_pub, &good, &mut rng), Ok(()));
+        let mixed = vec![(0, &c0), (2, &evil), (1, &c1), (3, &honest)];
+        assert_eq!(
+            now.client_verify_batch(&y1_pub, &mixed, &mut rng),
+            Err(SuiteError::ClientProofs { clients: vec![2] })
+        );
+
+        // The honest round (the forger excluded) reveals the owner's message.
+        let scts: Vec<ServerCiphertext<G>> = z
+            .iter()
+            .enumerate()
+            .map(|(j, zj)| now.server_create(j as u32, zj, &good, &mut rng).unwrap())
+            .collect();
+        let servers: Vec<(u32, &ServerCiphertext<G>)> = scts
+            .iter()
+            .enumerate()
+            .map(|(j, d)| (j as u32, d))
+            .collect();
+        assert_eq!(now.reveal(&good, &servers), Ok(b"hello".to_vec()));
+    }
+
+    /// The attacker cannot dodge the check by using the cover branch instead: with `R_k = P`
+    /// it knows no `r_k` for `R_k = r_k·g ∧ C_k = r_k·Z` either.
+    #[test]
+    fn cover_branch_with_foreign_r_is_rejected() {
+        let mut rng = ChaCha20Rng::seed_from_u64(78);
+        let keys = [G::random(&mut rng)];
+        let y_pub = G::random(&mut rng);
+        let suite = ElGamalSlot::<G>::new(params(2, 1, 2), &keys).unwrap();
+        let p: Vec<G> = (0..2).map(|_| G::random(&mut rng)).collect();
+        let r = Encoded::batch_new(&p);
+        let c = Encoded::batch_new(&p.iter().map(|pk| *pk * S::from_u64(5)).collect::<Vec<_>>());
+        let [cover, owner] = suite.client_branches(&Encoded::new(y_pub), &r, &c).unwrap();
+        let or = Or::new(vec![&cover as &dyn Statement<G>, &owner]).unwrap();
+        let mut t = suite
+            .slot
+            .context(CLIENT_PURPOSE, &suite.suite, 4)
+            .transcript();
+        let guesses: Vec<S> = (0..2).map(|_| S::random(&mut rng)).collect();
+        let proof = or.prove(&mut t, 0, &guesses, &mut rng).unwrap();
+        let forged = ClientCiphertext { r, c, proof };
+        assert_eq!(
+            suite.client_verify(4, &y_pub, &forged),
+            Err(SuiteError::ClientProof { client: 4 })
+        );
     }
 }

@@ -9,11 +9,30 @@
 //! - client `i`: `⊕_j pad_ij` (⊕ frame if owner); server `j` over `S`: `⊕_{i∈S} pad_ij`;
 //!   reveal: `⊕` of all.
 //!
-//! The owner's frame is `len (u32 BE) ‖ message ‖ zero padding ‖ tag`, with `tag` a 32-byte
-//! blake3 hash (derive-key mode) of the suite, session, slot and the first `4 + len` frame bytes:
-//! a disruptor that does not know the message cannot make corrupted output pass the check, so
-//! the owner (and everyone) detects corruption and starts the blame protocol. An all-zero
-//! output is "no message".
+//! The owner's frame is `len (u32 BE) ‖ message ‖ zero padding ‖ σ`, with `σ` a Schnorr
+//! signature ([`verdict_nizk::SigningKey::sign`], domain
+//! `verdict-dcnet/xor/frame-signature/v1`) by the slot's **pseudonym key** over
+//! `u64le(|suite|) ‖ suite ‖ session ‖ u32le(slot) ‖ u64le(round) ‖ u64le(capacity) ‖
+//! u32be(len) ‖ message` (the suite id, the session, the full [`SlotRound`] and the first
+//! `4 + len` frame bytes). The reveal accepts only an all-zero output ("no message") or a frame
+//! with a valid length, zero padding and a signature that verifies under the roster's
+//! pseudonym key of the slot; anything else is [`DcError::CorruptReveal`], which starts the
+//! blame protocol. Frames are [`Xor::frame_len`]`(len) = 4 + len +`
+//! [`Xor::SIGNATURE_LEN`] bytes (`len + 68` on ristretto255).
+//!
+//! Why a signature and not a hash: version 1's tag was an unkeyed hash of public data, so
+//! *anyone* could compute a valid frame. A single client could XOR one into an idle slot (a
+//! message delivered, no accusation), or, once the owner's plaintext was predictable, XOR in
+//! exactly the owner's frame (the slot shows "no message") or the owner's frame XOR another
+//! valid one (substitution) — suppression and injection that nobody detects. Now a valid frame
+//! needs the slot's pseudonym secret, which only the owner has, so the attacker can neither
+//! make one nor compute the owner's frame from a guessed message. The signature's nonce is
+//! also fresh per signature (hedged: derived from the transcript, the secret key and the
+//! caller's RNG), so even when the owner signs the same message for the same slot and round
+//! again — a round that is re-run — the new frame differs from the one an attacker saw
+//! revealed and cannot be cancelled with it. Frames of another slot, round, capacity, session
+//! or suite do not verify. What a disruptor can still do is garble the slot, which the reveal
+//! reports and the blame protocol traces.
 //!
 //! **Provable pad bits** ([`Xor::pad_bit_reveal_client`], [`Xor::pad_bit_reveal_server`],
 //! [`Xor::verify_pad_bit`]): either side of a pair reveals `DH(x_i, Z_j)` with a DLEQ proof
@@ -24,7 +43,7 @@ use core::marker::PhantomData;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, Ristretto255};
-use verdict_nizk::{Encoded, SigningKey, VerifyingKey};
+use verdict_nizk::{Encoded, Signature, SigningKey, VerifyingKey};
 use zeroize::Zeroizing;
 
 use crate::dh::{DhReveal, dh_value};
@@ -35,11 +54,11 @@ use crate::suite::{
 };
 
 const PAIR_CONTEXT: &str = "verdict-dcnet xor pair v1";
-const TAG_CONTEXT: &str = "verdict-dcnet xor frame tag v1";
+/// Domain of the owner's frame signature (a `verdict_nizk` signature domain: no other message
+/// signed with a pseudonym key can be taken for a frame).
+const FRAME_SIGNATURE_DOMAIN: &[u8] = b"verdict-dcnet/xor/frame-signature/v1";
 /// Bytes of the frame's length header.
 pub const HEADER_LEN: usize = 4;
-/// Bytes of the frame's integrity tag.
-pub const TAG_LEN: usize = 32;
 /// Output is produced and combined in chunks of this many bytes (stays in L1/L2 cache).
 const CHUNK: usize = 16 * 1024;
 
@@ -171,21 +190,29 @@ fn xor_streams(out: &mut [u8], mut readers: Vec<blake3::OutputReader>) {
     }
 }
 
-fn frame_tag<G: Group>(session: &SessionId, slot: SlotRound, body: &[u8]) -> [u8; 32] {
+/// What the owner signs: suite id, session, slot, round, capacity and the frame's
+/// `len ‖ message` bytes (`body`). The suite id is length-prefixed and every other field but
+/// the trailing body has a fixed length, so distinct inputs never give the same message.
+fn frame_signed_message<G: Group>(session: &SessionId, slot: SlotRound, body: &[u8]) -> Vec<u8> {
     let suite = Xor::<G>::ID.to_bytes();
-    let mut h = blake3::Hasher::new_derive_key(TAG_CONTEXT);
-    h.update(&(suite.len() as u64).to_le_bytes());
-    h.update(&suite);
-    h.update(&session.0);
-    h.update(&slot.to_bytes());
-    h.update(body);
-    *h.finalize().as_bytes()
+    let slot = slot.to_bytes();
+    let mut m = Vec::with_capacity(8 + suite.len() + session.0.len() + slot.len() + body.len());
+    m.extend_from_slice(&(suite.len() as u64).to_le_bytes());
+    m.extend_from_slice(&suite);
+    m.extend_from_slice(&session.0);
+    m.extend_from_slice(&slot);
+    m.extend_from_slice(body);
+    m
 }
 
 impl<G: Group> Xor<G> {
-    /// Bytes of every ciphertext of a slot with capacity `len`: `4 + len + 32`.
+    /// Bytes of the frame's pseudonym signature (`R ‖ s`; 64 on ristretto255).
+    pub const SIGNATURE_LEN: usize = Signature::<G>::ENCODED_LEN;
+
+    /// Bytes of every ciphertext of a slot with capacity `len`: `4 + len` +
+    /// [`Self::SIGNATURE_LEN`] (`len + 68` on ristretto255).
     pub const fn frame_len(len: usize) -> usize {
-        HEADER_LEN + len + TAG_LEN
+        HEADER_LEN + len + Self::SIGNATURE_LEN
     }
 
     fn check_len(len: usize) -> Result<(), WireError> {
@@ -291,7 +318,9 @@ impl<G: Group> Xor<G> {
 }
 
 impl<G: Group> Ciphersuite for Xor<G> {
-    const ID: SuiteId = SuiteId::new("xor", G::NAME, 1);
+    // Version 2: frames are signed by the slot's pseudonym key (version 1: an unkeyed tag that
+    // anyone could compute); the frame length and contents differ, so the version does too.
+    const ID: SuiteId = SuiteId::new("xor", G::NAME, 2);
     const VERIFIABLE: bool = false;
     const EAGER_ONLY: bool = false;
 
@@ -399,12 +428,13 @@ impl<G: Group> Ciphersuite for Xor<G> {
         let mut frame = vec![0u8; Self::frame_len(len)];
         frame[..HEADER_LEN].copy_from_slice(&len32.to_be_bytes());
         frame[HEADER_LEN..HEADER_LEN + message.len()].copy_from_slice(message);
-        let tag = frame_tag::<G>(
+        let signed = frame_signed_message::<G>(
             session.id(),
             slot.slot_round(),
             &frame[..HEADER_LEN + message.len()],
         );
-        frame[HEADER_LEN + len..].copy_from_slice(&tag);
+        let signature = pseudonym.sign(FRAME_SIGNATURE_DOMAIN, &signed, rng);
+        frame[HEADER_LEN + len..].copy_from_slice(&signature.to_bytes());
         xor_into(&mut ct.bytes, &frame);
         Ok(ct)
     }
@@ -484,10 +514,19 @@ impl<G: Group> Ciphersuite for Xor<G> {
         {
             return Err(DcError::CorruptReveal("non-zero padding".into()));
         }
-        let tag = frame_tag::<G>(session.id(), slot.slot_round(), &out[..body_end]);
-        if out[HEADER_LEN + slot.len()..] != tag[..] {
-            return Err(DcError::CorruptReveal("integrity tag mismatch".into()));
-        }
+        // Only the slot's pseudonym key can have made a valid frame (see the module docs).
+        let signature = Signature::<G>::from_bytes(&out[HEADER_LEN + slot.len()..])
+            .map_err(|_| DcError::CorruptReveal("undecodable frame signature".into()))?;
+        let signed = frame_signed_message::<G>(session.id(), slot.slot_round(), &out[..body_end]);
+        session
+            .roster()
+            .pseudonym(slot.slot())?
+            .verify(FRAME_SIGNATURE_DOMAIN, &signed, &signature)
+            .map_err(|_| {
+                DcError::CorruptReveal(
+                    "frame signature does not verify under the slot's pseudonym key".into(),
+                )
+            })?;
         Ok(Some(out[HEADER_LEN..body_end].to_vec()))
     }
 

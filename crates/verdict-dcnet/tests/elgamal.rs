@@ -49,23 +49,26 @@ fn soundness_p256() {
 
 #[test]
 fn suite_ids_are_versioned() {
-    assert_eq!(EgR::ID.to_string(), "verdict/elgamal/ristretto255/v1");
+    // Version 2: the owner branch proves the r_k (version 1 was a DH oracle).
+    assert_eq!(EgR::ID.to_string(), "verdict/elgamal/ristretto255/v2");
     assert_eq!(
         EgP::ID.to_string(),
-        format!("verdict/elgamal/{}/v1", <P256 as Group>::NAME)
+        format!("verdict/elgamal/{}/v2", <P256 as Group>::NAME)
     );
 }
 
-/// Figure 6 analog: 2L ciphertext elements plus the proof (2L + 1 commitments, L + 1
-/// responses, one challenge).
+/// Figure 6 analog: 2L ciphertext elements plus the proof (cover branch 2L commitments and L
+/// responses, owner branch L + 1 and L + 1, one challenge).
 #[test]
 fn ciphertext_sizes() {
     for len in [0usize, 26, 1000, 4096] {
         let l = framing::elements_needed::<Ristretto255>(len);
         assert_eq!(
             EgR::client_ciphertext_len(len),
-            32 * (2 * l + 2 * l + 1 + l + 1 + 1)
+            32 * (2 * l + (2 * l + l) + (l + 1 + l + 1) + 1)
         );
+        assert_eq!(EgR::client_ciphertext_len(len), 32 * (7 * l + 3));
+        assert_eq!(EgP::client_ciphertext_len(len), 229 * l + 97);
         assert_eq!(EgR::server_ciphertext_len(len), 32 * l + 96);
         println!(
             "len {len:>5} B: ElGamal/ristretto255 client {:>6} B ({:.1}x), server {:>6} B",

@@ -35,11 +35,18 @@ fn bad_input() {
 #[test]
 fn not_verifiable() {
     const { assert!(!X::VERIFIABLE) };
-    assert_eq!(X::ID.to_string(), "verdict/xor/ristretto255/v1");
-    assert_eq!(X::client_ciphertext_len(1000), 1036);
+    // Version 2: frames carry the slot's pseudonym signature (64 bytes on ristretto255).
+    assert_eq!(X::ID.to_string(), "verdict/xor/ristretto255/v2");
+    assert_eq!(X::SIGNATURE_LEN, 64);
+    assert_eq!(X::client_ciphertext_len(1000), 1000 + 4 + 64);
+    assert_eq!(
+        Xor::<verdict_group::P256>::frame_len(1000),
+        1000 + 4 + 33 + 32
+    );
 }
 
-/// A disruptor flipping ciphertext bits makes the reveal fail the frame's integrity check.
+/// A disruptor flipping ciphertext bits (header, message, padding or signature) makes the
+/// reveal fail the frame's signature check.
 #[test]
 fn corruption_is_detected() {
     let mut r = common::rng(25);
@@ -58,7 +65,7 @@ fn corruption_is_detected() {
         .map(|s| X::server_ciphertext(&w.session, &slot, s, &acc0, &mut r).unwrap())
         .collect();
     let srefs: Vec<&XorCiphertext> = scts.iter().collect();
-    for pos in [0usize, 4, 10, 67, 99] {
+    for pos in [0usize, 4, 10, 67, 99, X::frame_len(64) - 1] {
         let saved = cts[3].clone();
         cts[3].bytes[pos] ^= 0x40;
         let acc: Vec<_> = cts

@@ -133,7 +133,7 @@ mod tests {
                 .map(|(_, c, _)| c)
                 .unwrap_or_else(|| panic!("no {suite}"))
         };
-        // XOR: the plaintext plus a constant (length header and tag).
+        // XOR: the plaintext plus a constant (length header and the pseudonym signature).
         assert_eq!(
             at(4096, "xor/ristretto255") - 4096,
             at(16, "xor/ristretto255") - 16

@@ -19,6 +19,20 @@
 //!   `{"server": j, "ciphertext": …}`: the ciphertext under test, attributed to client `i` or
 //!   server `j`; every other ciphertext is round 2's (client ones looked up by id). A verifier
 //!   must reject the target with `expected.error` (for XOR, which has no proofs: the reveal).
+//!
+//! Suite-specific layouts (`verdict_dcnet`'s docs have the details):
+//! - ElGamal (suite version 2): a client ciphertext is `R_1..R_L ‖ C_1..C_L` and the OR proof
+//!   whose owner branch proves `Y = y·G ∧ ∀k R_k = r_k·G` (`32·(7L + 3)` bytes on
+//!   ristretto255);
+//! - XOR (suite version 2): every ciphertext is `len + 4 + 64` bytes on ristretto255. Rounds
+//!   carry `intermediates.revealed_frame` (the XOR of all client and server ciphertexts: all
+//!   zero for "no message", else `u32be(|m|) ‖ m ‖ zero padding ‖ σ`) and, with a message,
+//!   `intermediates.signed_message`
+//!   (`u64le(|suite|) ‖ suite ‖ session ‖ u32le(slot) ‖ u64le(round) ‖ u64le(len) ‖ u32be(|m|) ‖ m`);
+//!   `σ = R ‖ s` is a `verdict_nizk` Schnorr signature on it under the domain
+//!   `verdict-dcnet/xor/frame-signature/v1` by the slot's pseudonym key (case 1's
+//!   `pseudonyms[slot]`). The `forged-frame` negative case replaces the owner's frame with a
+//!   validly signed frame of another slot.
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
@@ -221,10 +235,12 @@ fn expected_message(m: &Option<Vec<u8>>) -> Value {
 }
 
 /// The valid rounds every suite has: a full round with an owner, an all-cover round, a
-/// churned round. Returns them with the full round (used by the negative cases).
+/// churned round, each with the `intermediates` the suite documents. Returns them with the
+/// full round (used by the negative cases).
 fn valid_rounds<C: Ciphersuite>(
     w: &World<C>,
     len: usize,
+    intermediates: impl Fn(&Round) -> Value,
     r: &mut ChaCha20Rng,
 ) -> Option<(Round, Vec<Case>)> {
     let msg = message(r, len);
@@ -251,6 +267,7 @@ fn valid_rounds<C: Ciphersuite>(
             full.inputs(),
             expected_message(&full.message),
         )
+        .intermediates(intermediates(&full))
         .flag("owner")
         .flag("cover"),
         Case::valid(
@@ -258,6 +275,7 @@ fn valid_rounds<C: Ciphersuite>(
             empty.inputs(),
             expected_message(&None),
         )
+        .intermediates(intermediates(&empty))
         .flag("cover")
         .flag("empty"),
         Case::valid(
@@ -265,6 +283,7 @@ fn valid_rounds<C: Ciphersuite>(
             churn.inputs(),
             expected_message(&churn.message),
         )
+        .intermediates(intermediates(&churn))
         .flag("owner")
         .flag("churn"),
     ];
@@ -461,7 +480,7 @@ pub(crate) fn file<C: Verifiable>(name: &str, len: usize, description: &str) -> 
     let mut r = rng(name);
     let mut c = Cases::default();
     if let Some(w) = world::<C>(&mut r) {
-        if let Some((full, valid)) = valid_rounds(&w, len, &mut r) {
+        if let Some((full, valid)) = valid_rounds(&w, len, |_| json!({}), &mut r) {
             session_group(&mut c, &w);
             c.group(
                 "rounds",
@@ -471,13 +490,13 @@ pub(crate) fn file<C: Verifiable>(name: &str, len: usize, description: &str) -> 
             );
             c.group(
                 "client-ciphertexts",
-                "the round of case 1 with client 0's ciphertext (target) replaced, replayed \
+                "the round of case 2 with client 0's ciphertext (target) replaced, replayed \
                  or re-labelled: decoding or client verification must fail with expected.error",
                 client_negatives(&w, &full),
             );
             c.group(
                 "server-ciphertexts",
-                "the round of case 1 with server 0's ciphertext (target) tampered with, \
+                "the round of case 2 with server 0's ciphertext (target) tampered with, \
                  re-labelled or checked against another accepted set: decoding or server \
                  verification must fail with expected.error",
                 server_negatives(&w, &full),
@@ -487,18 +506,76 @@ pub(crate) fn file<C: Verifiable>(name: &str, len: usize, description: &str) -> 
     c.finish(name, &format!("dcnet/{}", C::ID), description)
 }
 
+/// The XOR of equally long byte strings (`n` bytes; the generator only XORs ciphertexts of one
+/// slot, which all have that length).
+fn xor_all<'a>(n: usize, parts: impl IntoIterator<Item = &'a Vec<u8>>) -> Vec<u8> {
+    let mut out = vec![0u8; n];
+    for p in parts {
+        for (o, b) in out.iter_mut().zip(p) {
+            *o ^= *b;
+        }
+    }
+    out
+}
+
+/// The intermediates of an XOR round: `revealed_frame` (the XOR of every client and server
+/// ciphertext) and, when a message was sent, `signed_message`: what the slot's pseudonym key
+/// signed, `u64le(|suite|) ‖ suite ‖ session ‖ u32le(slot) ‖ u64le(round) ‖ u64le(len) ‖`
+/// the frame's first `4 + |message|` bytes.
+fn xor_intermediates<C: Ciphersuite>(w: &World<C>) -> impl Fn(&Round) -> Value + '_ {
+    move |rd| {
+        let frame = xor_all(
+            C::client_ciphertext_len(rd.slot.len),
+            rd.clients.iter().chain(&rd.servers),
+        );
+        let mut v = json!({ "revealed_frame": hx(&frame) });
+        if let Some(m) = &rd.message {
+            let suite = C::ID.to_bytes();
+            let mut signed = (suite.len() as u64).to_le_bytes().to_vec();
+            signed.extend_from_slice(&suite);
+            signed.extend_from_slice(&w.session.id().0);
+            signed.extend_from_slice(&rd.slot.to_bytes());
+            signed.extend_from_slice(frame.get(..4 + m.len()).unwrap_or_default());
+            v["signed_message"] = json!(hx(signed));
+        }
+        v
+    }
+}
+
+/// The frame client `i` XORs in as the owner of `slot` with `pseudonym`: its owner ciphertext
+/// XOR its cover (its pads).
+fn frame_of<C: Ciphersuite>(
+    w: &World<C>,
+    slot: SlotRound,
+    i: usize,
+    pseudonym: &C::PseudonymSecretKey,
+    msg: &[u8],
+    r: &mut ChaCha20Rng,
+) -> Option<Vec<u8>> {
+    let prepared = PreparedSlot::new(&w.session, slot).ok()?;
+    let owner = C::owner(&w.session, &prepared, &w.clients[i], pseudonym, msg, r).ok()?;
+    let cover = C::cover(&w.session, &prepared, &w.clients[i], r).ok()?;
+    let (owner, cover) = (
+        C::encode_client_ciphertext(&owner),
+        C::encode_client_ciphertext(&cover),
+    );
+    Some(xor_all(owner.len(), [&owner, &cover]))
+}
+
 /// The vector file of the XOR suite: it has no proofs, so negative cases are caught by the
-/// reveal (the frame's integrity tag) or by the decoder.
+/// reveal (the frame's pseudonym signature) or by the decoder.
 pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str) -> VectorFile {
     let mut r = rng(name);
     let mut c = Cases::default();
     if let Some(w) = world::<C>(&mut r) {
-        if let Some((full, valid)) = valid_rounds(&w, len, &mut r) {
+        if let Some((full, valid)) = valid_rounds(&w, len, xor_intermediates::<C>(&w), &mut r) {
             session_group(&mut c, &w);
             c.group(
                 "rounds",
                 "complete rounds: the reveal of the client and server ciphertexts is \
-                 expected.message (null: no message)",
+                 expected.message (null: no message); intermediates.revealed_frame is the XOR \
+                 of every ciphertext and, if a message was sent, intermediates.signed_message \
+                 what the slot's pseudonym key signed",
                 valid,
             );
             let mut negatives = Vec::new();
@@ -520,18 +597,25 @@ pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str
                     .map(|e| dc_error_name(&e))
             };
             let ct = &full.clients[0];
-            let variants: Vec<(SlotRound, Vec<u8>, &str, &'static str)> = vec![
+            // Substitution: client 0 cancels the owner's frame (revealed in case 2) and XORs in
+            // a validly signed frame of slot 1, i.e. signed by another slot's pseudonym key.
+            let owners_frame = xor_all(ct.len(), full.clients.iter().chain(&full.servers));
+            let slot1 = SlotRound::new(1, full.slot.round, len);
+            let substituted = frame_of(&w, slot1, 0, &w.pseudonyms[1], b"forged report", &mut r)
+                .map(|other| xor_all(ct.len(), [ct, &owners_frame, &other]));
+            let mut variants: Vec<(SlotRound, Vec<u8>, &str, &'static str)> = vec![
                 (
                     full.slot,
                     flipped(ct, 4),
                     "client 0's ciphertext with a bit of the first message byte flipped: \
-                     the frame tag no longer matches",
+                     the frame signature no longer verifies",
                     "tampered",
                 ),
                 (
                     SlotRound::new(full.slot.slot, full.slot.round + 1, len),
                     ct.clone(),
-                    "the ciphertexts of round 1 revealed as round 2: the frame tag binds the round",
+                    "the ciphertexts of round 1 revealed as round 2: the frame signature binds \
+                     the round",
                     "replay-round",
                 ),
                 (
@@ -541,6 +625,16 @@ pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str
                     "wrong-length",
                 ),
             ];
+            if let Some(sub) = substituted {
+                variants.push((
+                    full.slot,
+                    sub,
+                    "client 0 cancels the owner's frame and XORs in a validly signed frame of \
+                     slot 1 (another slot's pseudonym key): the signature does not verify as \
+                     slot 0's",
+                    "forged-frame",
+                ));
+            }
             for (slot, first, comment, flag) in variants {
                 let mut clients = full.clients.clone();
                 clients[0] = first;
@@ -558,8 +652,9 @@ pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str
             }
             c.group(
                 "reveals",
-                "the round of case 1 with client 0's ciphertext (target) tampered with, \
-                 replayed or truncated: decoding or the reveal must fail with expected.error",
+                "the round of case 2 with client 0's ciphertext (target) tampered with, \
+                 replayed, truncated or carrying a forged frame: decoding or the reveal must \
+                 fail with expected.error",
                 negatives,
             );
         }
