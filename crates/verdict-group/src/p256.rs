@@ -64,7 +64,7 @@ pub struct Scalar(pub Fr);
 
 /// An element of the P-256 group, held in arkworks' Jacobian projective coordinates (arkworks
 /// multiplies projective points markedly faster than affine ones).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Zeroize)]
 pub struct Point(pub Projective);
 
 /// The encoding of the identity: 33 zero bytes (SEC1's one-byte `0x00`, padded to the fixed
