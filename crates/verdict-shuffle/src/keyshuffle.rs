@@ -18,6 +18,7 @@
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::Group;
 use verdict_nizk::{Context, Encoded, LinearRelation, Proof, SigningKey, Statement, VectorDleq};
+use zeroize::Zeroizing;
 
 use crate::elgamal::{Ciphertext, CiphertextList, KeyPair, joint_key};
 use crate::error::{KeyShuffleError, WireError};
@@ -169,8 +170,10 @@ pub fn client_submit<G: Group, R: RngCore + CryptoRng + ?Sized>(
     };
     let rel = params.submission_relation(&ciphertext).map_err(invalid)?;
     let mut t = params.submission_context(client).transcript();
+    // The witness copies are wiped when the proof is made (the originals are `SecretScalar`s).
+    let witness = Zeroizing::new([*r.expose(), *key.secret().expose()]);
     let proof = rel
-        .prove(&mut t, &[*r.expose(), *key.secret().expose()], rng)
+        .prove(&mut t, &*witness, rng)
         .map_err(|_| invalid("cannot prove"))?;
     Ok((key, Submission { ciphertext, proof }))
 }
@@ -366,8 +369,9 @@ pub fn server_decrypt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let xs = x_components(list);
     let st = dleq_statement(&key.public(), &xs, &shares).map_err(invalid)?;
     let mut t = params.decryption_context(server).transcript();
+    let witness = Zeroizing::new([*s]);
     let proof = st
-        .prove(&mut t, &[*s], rng)
+        .prove(&mut t, &*witness, rng)
         .map_err(|_| invalid("cannot prove"))?;
     Ok(DecryptionStep { shares, proof })
 }
