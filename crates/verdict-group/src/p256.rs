@@ -533,9 +533,8 @@ impl Group for Point {
                 right: points.len(),
             });
         }
-        Ok(crate::p256_ct::msm(scalars, points).unwrap_or_else(|| {
-            scalars.iter().zip(points).map(|(s, p)| *p * s).sum()
-        }))
+        Ok(crate::p256_ct::msm(scalars, points)
+            .unwrap_or_else(|| scalars.iter().zip(points).map(|(s, p)| *p * s).sum()))
     }
     /// A constant-time fixed-base [`Table`]. The conversion of a valid point cannot fail; if
     /// it did, this would panic rather than hand out a table that computes wrong results.

@@ -157,8 +157,7 @@ pub(crate) fn mul(p: &Point, s: &Scalar) -> Option<Point> {
 pub(crate) fn mul_each_encoded(bases: &[Point], s: &Scalar) -> Option<(Vec<Point>, Vec<[u8; 33]>)> {
     let bases = to_ct_many(bases)?;
     let k = to_ct_scalar(s);
-    let products: Zeroizing<Vec<CtPoint>> =
-        Zeroizing::new(bases.iter().map(|b| *b * *k).collect());
+    let products: Zeroizing<Vec<CtPoint>> = Zeroizing::new(bases.iter().map(|b| *b * *k).collect());
     Some(normalize_and_encode(&products))
 }
 
@@ -370,7 +369,10 @@ mod tests {
             for s in scalars() {
                 let ct = mul(&p, &s).expect("valid points convert");
                 assert_eq!(ct, p.mul_vartime(&s));
-                assert!(ct.is_identity() || ct.0.z.is_one(), "results come back with Z = 1");
+                assert!(
+                    ct.is_identity() || ct.0.z.is_one(),
+                    "results come back with Z = 1"
+                );
             }
         }
     }
@@ -404,7 +406,11 @@ mod tests {
         for n in [0usize, 1, 2, 5, 8] {
             let (s, p) = (&ss[..n], &ps[..n]);
             let ct = msm(s, p).expect("equal lengths, valid points");
-            assert_eq!(ct, Point::msm_vartime(s, p).expect("equal lengths"), "n = {n}");
+            assert_eq!(
+                ct,
+                Point::msm_vartime(s, p).expect("equal lengths"),
+                "n = {n}"
+            );
         }
         assert!(msm(&ss[..2], &ps[..3]).is_none());
     }
@@ -447,7 +453,12 @@ mod tests {
     /// The conversion into arkworks' Montgomery form agrees with arkworks' own.
     #[test]
     fn montgomery_conversion_matches_arkworks() {
-        for v in [Fq::zero(), Fq::one(), -Fq::one(), Fq::from(0xdead_beefu64).square()] {
+        for v in [
+            Fq::zero(),
+            Fq::one(),
+            -Fq::one(),
+            Fq::from(0xdead_beefu64).square(),
+        ] {
             assert_eq!(fq_from_ct(&fq_bytes(&v)), v);
         }
     }
