@@ -45,8 +45,9 @@
 //! - **Constant time: only the secret-scalar multiplications above.** Everything else here is
 //!   arkworks arithmetic, which is not constant time (ark-ff's field operations end in a
 //!   data-dependent conditional subtraction, inversion and square root are variable time):
-//!   [`Scalar`] arithmetic (`+`, `*`, inversion, [`Scalar::from_uniform_bytes`]), point
-//!   addition, encoding a point with `Z ≠ 1`, decoding, hashing and embedding. The project's
+//!   [`Scalar`] arithmetic (`+`, `*`, inversion,
+//!   [`from_uniform_bytes`](crate::Scalar::from_uniform_bytes)), point addition, encoding a
+//!   point with `Z ≠ 1`, decoding, hashing and embedding. The project's
 //!   `docs/SECURITY-constant-time.md` lists which secrets go through which of these.
 
 use core::ops::{Mul, MulAssign};
@@ -525,7 +526,7 @@ impl Group for Point {
         Ok(Point(Projective::msm_bigint(&bases, &bigints)))
     }
     /// Constant time in the scalars: a Straus interleaving of 4-bit fixed windows over
-    /// `p256` ([`crate::p256_ct`]).
+    /// `p256` (module `p256_ct`).
     fn msm(scalars: &[Scalar], points: &[Self]) -> Result<Self, GroupError> {
         if scalars.len() != points.len() {
             return Err(GroupError::LengthMismatch {

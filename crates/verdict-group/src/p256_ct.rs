@@ -72,7 +72,8 @@ fn to_ct(p: &Affine) -> Option<CtPoint> {
         return Some(CtPoint::IDENTITY);
     };
     let encoded = EncodedPoint::from_affine_coordinates(&fq_bytes(&x), &fq_bytes(&y), false);
-    Option::<CtAffine>::from(CtAffine::from_encoded_point(&encoded)).map(|a| CtPoint::from(a))
+    Option::<CtAffine>::from(CtAffine::from_encoded_point(&encoded))
+        .map(<CtPoint as From<CtAffine>>::from)
 }
 
 /// Public arkworks points as `p256` points, normalized with one shared (public) inversion.
