@@ -16,6 +16,7 @@
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, SecretScalar};
 use verdict_nizk::{Context, Dleq, Encoded, Proof, Shape, SigningKey, Statement, VerifyingKey};
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{DcError, WireError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SuiteId};
@@ -165,11 +166,15 @@ impl<G: Group> DhReveal<G> {
         rng: &mut R,
     ) -> Result<Self, DcError> {
         let own = G::mul_generator(secret.expose());
+        // Revealing the DH value is the point of this function (it settles a dispute or backs
+        // a rebuttal, and is published with its proof), so the copy that goes into the reveal
+        // is not wiped; the witness copy is.
         let dh = Encoded::new(*other_key * secret.expose());
         let st = Dleq::new(Encoded::generator(), own, *other_key, dh.clone());
         let mut t = context(suite, session, client, server, prover).transcript();
+        let witness = Zeroizing::new([*secret.expose()]);
         let proof = st
-            .prove(&mut t, &[*secret.expose()], rng)
+            .prove(&mut t, &*witness, rng)
             .map_err(|_| DcError::InvalidParameters("DLEQ statement"))?;
         Ok(Self {
             prover,
@@ -278,7 +283,46 @@ impl<G: Group> DhReveal<G> {
     }
 }
 
-/// The shared DH value `x·P` computed by one side (constant-time multiplication).
-pub(crate) fn dh_value<G: Group>(secret: &SecretScalar<G::Scalar>, other: &G) -> Encoded<G> {
-    Encoded::new(*other * secret.expose())
+/// The shared DH value `x·P` computed by one side, wiped when the caller drops it.
+///
+/// `x·P` is as secret as everything derived from it (`s_ij`, the XOR pair keys), so it is
+/// returned in a [`Zeroizing`]: callers derive what they need at once and let it go. The point
+/// and its encoding are wiped; the intermediate values inside the scalar multiplication and
+/// the encoding are the backend's and are not (see `verdict-group`'s notes on constant time
+/// and zeroization). `Mul` is the multiplication meant for secret scalars: constant time on
+/// ristretto255 and P-256, variable time on BLS12-381.
+pub(crate) fn dh_value<G: Group>(
+    secret: &SecretScalar<G::Scalar>,
+    other: &G,
+) -> Zeroizing<Encoded<G>> {
+    let mut point = Zeroizing::new(*other * secret.expose());
+    let value = Zeroizing::new(Encoded::new(*point));
+    point.zeroize();
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use verdict_group::Ristretto255;
+
+    /// Both sides compute the same value, it matches the reveal's (published) value, and it is
+    /// wiped on request like any `Zeroizing` content.
+    #[test]
+    fn dh_value_is_shared_and_wipeable() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(12);
+        let x = SecretScalar::<<Ristretto255 as Group>::Scalar>::random(&mut rng);
+        let z = SecretScalar::random(&mut rng);
+        let big_x = Ristretto255::mul_generator(x.expose());
+        let big_z = Ristretto255::mul_generator(z.expose());
+        let mut from_client = dh_value(&x, &big_z);
+        let from_server = dh_value(&z, &big_x);
+        assert_eq!(*from_client, *from_server);
+        let expected = big_z * *x.expose();
+        assert_eq!(from_client.point(), &expected);
+        from_client.zeroize();
+        assert!(from_client.point().is_identity());
+        assert!(from_client.as_bytes().iter().all(|&b| b == 0));
+    }
 }

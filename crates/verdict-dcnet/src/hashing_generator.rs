@@ -27,7 +27,7 @@ use verdict_group::{
 use verdict_nizk::{
     BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement, VectorDleq, VerifyingKey,
 };
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
 use crate::aggregate::{Aggregating, ElementSum, check_accepted_ids};
 use crate::dh::{DhReveal, dh_value};
@@ -229,16 +229,18 @@ fn pair_secret<G: MessageGroup>(
     server: ServerId,
 ) -> SecretScalar<G::Scalar> {
     let suite = HashingGenerator::<G>::suite_id_bytes();
-    let mut msg = Vec::with_capacity(8 + suite.len() + 32 + G::ENCODED_LEN + 8);
+    // The hash input contains the DH value: wiped after hashing (as is the hash's own state,
+    // see `verdict_group::hash`).
+    let mut msg = Zeroizing::new(Vec::with_capacity(
+        8 + suite.len() + 32 + G::ENCODED_LEN + 8,
+    ));
     msg.extend_from_slice(&(suite.len() as u64).to_le_bytes());
     msg.extend_from_slice(&suite);
     msg.extend_from_slice(&session.0);
     msg.extend_from_slice(dh.as_bytes());
     msg.extend_from_slice(&client.0.to_le_bytes());
     msg.extend_from_slice(&server.0.to_le_bytes());
-    let s = SecretScalar::new(hash::hash_to_scalar::<G::Scalar>(PAIR_SECRET_DST, &msg));
-    msg.zeroize();
-    s
+    SecretScalar::new(hash::hash_to_scalar::<G::Scalar>(PAIR_SECRET_DST, &msg))
 }
 
 impl<G: MessageGroup> HashingGenerator<G> {
@@ -357,12 +359,16 @@ impl<G: MessageGroup> HashingGenerator<G> {
                         capacity: slot.len(),
                     });
                 }
-                Some(framing::encode_message::<G>(msg, gens.len()).map_err(|_| {
-                    DcError::MessageTooLong {
-                        len: msg.len(),
-                        capacity: slot.len(),
-                    }
-                })?)
+                // The owner's message elements and its pads together say who sent the
+                // message: both are wiped once the ciphertext is built.
+                Some(Zeroizing::new(
+                    framing::encode_message::<G>(msg, gens.len()).map_err(|_| {
+                        DcError::MessageTooLong {
+                            len: msg.len(),
+                            capacity: slot.len(),
+                        }
+                    })?,
+                ))
             }
             None => None,
         };
@@ -375,7 +381,12 @@ impl<G: MessageGroup> HashingGenerator<G> {
         let pads = Encoded::mul_each(&bases, sigma);
         let elements = match &message {
             Some(m) => {
-                let cs: Vec<G> = pads.iter().zip(m).map(|(p, m)| *p.point() + *m).collect();
+                let pads = Zeroizing::new(pads);
+                let cs: Vec<G> = pads
+                    .iter()
+                    .zip(m.iter())
+                    .map(|(p, m)| *p.point() + *m)
+                    .collect();
                 Encoded::batch_new(&cs)
             }
             None => pads,
@@ -386,8 +397,8 @@ impl<G: MessageGroup> HashingGenerator<G> {
             .map_err(|_| DcError::InvalidParameters("OR statement"))?;
         let mut t = Self::client_transcript(session, slot.slot_round(), state.client);
         let proof = match owner {
-            Some((key, _)) => or.prove(&mut t, 1, &[*key.secret().expose()], rng),
-            None => or.prove(&mut t, 0, &[*sigma], rng),
+            Some((key, _)) => or.prove(&mut t, 1, &*Zeroizing::new([*key.secret().expose()]), rng),
+            None => or.prove(&mut t, 0, &*Zeroizing::new([*sigma]), rng),
         }
         .map_err(|_| DcError::InvalidParameters("OR proof"))?;
         Ok(HgClientCiphertext { elements, proof })
@@ -448,21 +459,18 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
         if roster.client(client)? != key.verifying_key() {
             return Err(DcError::InvalidParameters("key does not match the roster"));
         }
-        let mut sigma = Sc::<G>::zero();
+        // σ_i accumulates in a `SecretScalar`; each DH value and s_ij is wiped as soon as the
+        // next one is derived (`dh_value` and `pair_secret` return wiping containers).
+        let mut sigma = SecretScalar::new(Sc::<G>::zero());
         let mut ks = Vec::with_capacity(roster.num_servers());
         for (j, z) in roster.servers().iter().enumerate() {
             let dh = dh_value(key.secret(), z.point());
             let s = pair_secret::<G>(roster.session(), &dh, client, ServerId(j as u32));
-            sigma += *s.expose();
+            sigma = SecretScalar::new(*sigma.expose() + *s.expose());
             ks.push(G::mul_generator(s.expose()));
         }
         let u = Encoded::new(ks.iter().copied().sum::<G>());
-        let state = HgClientState {
-            client,
-            sigma: SecretScalar::new(sigma),
-            u,
-        };
-        sigma.zeroize();
+        let state = HgClientState { client, sigma, u };
         Ok((
             state,
             Commitments {
@@ -749,16 +757,18 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         rng: &mut R,
     ) -> Result<HgServerCiphertext<G>, DcError> {
         check_accepted_ids(session.roster(), accepted)?;
-        let mut tau = Sc::<G>::zero();
+        // τ_j is as secret as the s_ij it sums: wiped on every path out (an unknown client
+        // returns early).
+        let mut tau = Zeroizing::new(Sc::<G>::zero());
         for c in accepted {
             let s = state
                 .secrets
                 .get(c.0 as usize)
                 .ok_or(DcError::UnknownClient { client: *c })?;
-            tau += *s.expose();
+            *tau += *s.expose();
         }
         let gens = &slot.data().generators;
-        let ds: Vec<G> = gens.iter().map(|g| -(*g.point() * tau)).collect();
+        let ds: Vec<G> = gens.iter().map(|g| -(*g.point() * *tau)).collect();
         let elements = Encoded::batch_new(&ds);
         let v = Encoded::new(G::mul_generator(&tau));
         let st = VectorDleq::new(
@@ -769,10 +779,10 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         )
         .map_err(|_| DcError::InvalidParameters("empty slot"))?;
         let mut t = Self::server_transcript(session, slot.slot_round(), state.server, accepted);
+        let witness = Zeroizing::new([*tau]);
         let proof = st
-            .prove(&mut t, &[tau], rng)
+            .prove(&mut t, &*witness, rng)
             .map_err(|_| DcError::InvalidParameters("server proof"));
-        tau.zeroize();
         Ok(HgServerCiphertext {
             elements,
             proof: proof?,

@@ -55,6 +55,7 @@ use verdict_group::{Group, SecretScalar};
 use verdict_nizk::{
     BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement, VectorDleq, VerifyingKey,
 };
+use zeroize::Zeroizing;
 
 use self::gt_table::{
     ChunkBits, GtFrameError, GtTable, decode_message, encode_message, max_message_len,
@@ -192,13 +193,13 @@ impl PairingSlot {
         client: u32,
         secret: &SecretScalar<Fr>,
         pseudonym_key: &G2,
-        owner: Option<(&Fr, Vec<Gt>)>,
+        owner: Option<(&Fr, Zeroizing<Vec<Gt>>)>,
         rng: &mut R,
     ) -> Result<ClientCiphertext, SuiteError> {
         let x = secret.expose();
         let mut c: Vec<Gt> = self.client_bases.iter().map(|h| *h.point() * x).collect();
         if let Some((_, m)) = &owner {
-            for (ck, mk) in c.iter_mut().zip(m) {
+            for (ck, mk) in c.iter_mut().zip(m.iter()) {
                 *ck += *mk;
             }
         }
@@ -212,8 +213,8 @@ impl PairingSlot {
             .context(CLIENT_PURPOSE, &self.suite, client)
             .transcript();
         let proof = match owner {
-            None => or.prove(&mut t, 0, &[*x], rng),
-            Some((y, _)) => or.prove(&mut t, 1, &[*y], rng),
+            None => or.prove(&mut t, 0, &*Zeroizing::new([*x]), rng),
+            Some((y, _)) => or.prove(&mut t, 1, &*Zeroizing::new([*y]), rng),
         }
         .map_err(|_| SuiteError::Parameters("client proof"))?;
         Ok(OrCiphertext { elements: c, proof })
@@ -243,7 +244,13 @@ impl PairingSlot {
         rng: &mut R,
     ) -> Result<ClientCiphertext, SuiteError> {
         let y = pseudonym_secret.expose();
-        let m = encode_message(table, self.bits, message, self.slot.elements)?;
+        // The encoded message identifies its owner until the reveal: wiped after use.
+        let m = Zeroizing::new(encode_message(
+            table,
+            self.bits,
+            message,
+            self.slot.elements,
+        )?);
         let key = G2::mul_generator(y);
         self.create(client, secret, &key, Some((y, m)), rng)
     }
@@ -347,7 +354,7 @@ impl PairingSlot {
             .with_field(b"accepted-set", &set)
             .transcript();
         let proof = st
-            .prove(&mut t, &[*z], rng)
+            .prove(&mut t, &*Zeroizing::new([*z]), rng)
             .map_err(|_| SuiteError::Parameters("server proof"))?;
         Ok(DleqCiphertext { elements: d, proof })
     }

@@ -9,7 +9,8 @@ use ark_secp256r1::{Affine, Fr, Projective};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use verdict_group::P256;
+use verdict_group::fixed_base::RadixTable;
+use verdict_group::{FixedBaseTable, Group, P256, Scalar as _};
 
 fn raw(c: &mut Criterion) {
     let mut rng = common::rng();
@@ -56,11 +57,50 @@ fn raw(c: &mut Criterion) {
     g.finish();
 }
 
+/// Secret-scalar multiplications, constant time (RustCrypto `p256`, the default since the
+/// secret-hygiene work) beside the variable-time arkworks paths they replaced, on the same
+/// inputs: `ct/...` against `vartime/...`.
+fn secret_vs_public(c: &mut Criterion) {
+    let mut rng = common::rng();
+    let mut g = c.benchmark_group("p256/secret");
+    let p = P256::random(&mut rng);
+    let s = <P256 as Group>::Scalar::random(&mut rng);
+    g.bench_function("ct/mul", |b| b.iter(|| black_box(p) * black_box(&s)));
+    g.bench_function("vartime/mul", |b| {
+        b.iter(|| black_box(p).mul_vartime(black_box(&s)))
+    });
+    g.bench_function("ct/mul_generator", |b| {
+        b.iter(|| P256::mul_generator(black_box(&s)))
+    });
+    let radix = RadixTable::new(&P256::generator());
+    g.bench_function("vartime/mul_generator", |b| {
+        b.iter(|| radix.mul(black_box(&s)))
+    });
+    // The hashing-generator client's inner loop: one secret σ times L per-round generators.
+    let n = 64;
+    let bases: Vec<P256> = (0..n).map(|_| P256::random(&mut rng)).collect();
+    g.throughput(Throughput::Elements(n as u64));
+    g.bench_with_input(BenchmarkId::new("ct/mul_each_encoded", n), &n, |b, _| {
+        b.iter(|| P256::mul_each_encoded(black_box(&bases), black_box(&s)))
+    });
+    g.bench_with_input(
+        BenchmarkId::new("vartime/mul_each_encoded", n),
+        &n,
+        |b, _| {
+            b.iter(|| {
+                let points: Vec<P256> = bases.iter().map(|q| q.mul_vartime(&s)).collect();
+                P256::batch_to_bytes(&points)
+            })
+        },
+    );
+    g.finish();
+}
+
 fn wrapper(c: &mut Criterion) {
     common::bench_group::<P256>(c);
     common::bench_batches::<P256>(c);
     common::bench_message_group::<P256>(c);
 }
 
-criterion_group!(benches, wrapper, raw);
+criterion_group!(benches, wrapper, raw, secret_vs_public);
 criterion_main!(benches);

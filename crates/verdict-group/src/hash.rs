@@ -5,31 +5,45 @@
 //! no two distinct `(dst, msg)` pairs hash the same input and nothing here collides with other
 //! blake3 users.
 
+use zeroize::{Zeroize, Zeroizing};
+
 use crate::traits::Scalar;
 
 /// The blake3 key-derivation context for every hash in this crate.
 const CONTEXT: &str = "verdict-group v1 domain-separated hash";
 
 /// A blake3 XOF reader over the framed `(dst, msg)`.
+///
+/// `msg` may be secret (a pairwise DH value hashed to a scalar), so the hasher, which keeps the
+/// last partial block of input, is wiped before returning. The reader holds the output state;
+/// a caller hashing a secret wipes it too (`OutputReader` implements `Zeroize`).
 pub fn xof(dst: &[u8], msg: &[u8]) -> blake3::OutputReader {
     let mut h = blake3::Hasher::new_derive_key(CONTEXT);
     h.update(&(dst.len() as u64).to_le_bytes());
     h.update(dst);
     h.update(&(msg.len() as u64).to_le_bytes());
     h.update(msg);
-    h.finalize_xof()
+    let reader = h.finalize_xof();
+    h.zeroize();
+    reader
 }
 
-/// 64 uniform bytes derived from `(dst, msg)`.
+/// 64 uniform bytes derived from `(dst, msg)`; the reader that produced them is wiped.
 pub fn uniform_bytes(dst: &[u8], msg: &[u8]) -> [u8; 64] {
     let mut out = [0u8; 64];
-    xof(dst, msg).fill(&mut out);
+    let mut reader = xof(dst, msg);
+    reader.fill(&mut out);
+    reader.zeroize();
     out
 }
 
 /// Hashes `(dst, msg)` to a uniformly distributed scalar by wide reduction of 64 bytes.
+///
+/// The 64 intermediate bytes determine the scalar, which may be secret (a pairwise `s_ij`),
+/// so they are wiped after the reduction.
 pub fn hash_to_scalar<S: Scalar>(dst: &[u8], msg: &[u8]) -> S {
-    S::from_uniform_bytes(&uniform_bytes(dst, msg))
+    let wide = Zeroizing::new(uniform_bytes(dst, msg));
+    S::from_uniform_bytes(&wide)
 }
 
 #[cfg(test)]

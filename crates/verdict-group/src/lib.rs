@@ -13,6 +13,7 @@ mod traits;
 
 pub mod bls12_381;
 pub mod p256;
+mod p256_ct;
 pub mod ristretto255;
 
 #[cfg(feature = "testing")]
@@ -28,7 +29,8 @@ pub use traits::{FixedBaseTable, Group, MessageGroup, Scalar};
 
 /// ristretto255 (RFC 9496), the default group.
 pub type Ristretto255 = ristretto255::Point;
-/// NIST P-256 (secp256r1) over arkworks: SEC1 compressed encoding, not constant time.
+/// NIST P-256 (secp256r1) over arkworks: SEC1 compressed encoding; secret-scalar
+/// multiplications are constant time (RustCrypto `p256`), the rest is not (see [`p256`]).
 pub type P256 = p256::Point;
 /// BLS12-381 G1 (48-byte compressed points, RFC 9380 hashing); see [`bls12_381`].
 pub type Bls12381G1 = bls12_381::G1;

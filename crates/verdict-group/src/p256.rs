@@ -29,19 +29,26 @@
 //!   is unknown.
 //! - **Embedding**: x-coordinate try-and-increment with the even `y`,
 //!   [`MessageGroup::CAPACITY`] = 30 bytes; layout on the [`MessageGroup`] impl.
-//! - **Multiplication**: `Mul<Scalar>` is arkworks' projective double-and-add;
-//!   [`Group::mul_generator`] uses a signed radix-16 table of the generator ([`RadixTable`],
-//!   built once per process); [`Group::mul_vartime`], [`Group::mul_add_generator_vartime`]
-//!   and [`Group::msm_vartime`] for up to 32 terms use an interleaved wNAF written here (one
-//!   shared chain of `a = −3` doublings, mixed additions of batch-normalized odd multiples, a
-//!   static width-8 table for the generator); larger MSMs use arkworks' Pippenger
-//!   ([`VariableBaseMSM`]).
-//! - **Constant time: nothing here is constant time.** arkworks' scalar multiplication is a
-//!   plain double-and-add whose sequence of additions follows the scalar's bits, and its field
-//!   inversion and square root are variable time; the generator table ([`RadixTable`]) indexes
-//!   memory by secret digits. `Mul<Scalar>` and [`Group::mul_generator`] therefore leak timing
-//!   information about the scalar. Use P-256 where that is acceptable (benchmarks, comparisons,
-//!   deployments without local timing adversaries) and ristretto255 otherwise.
+//! - **Multiplication by secret scalars** (`Mul<Scalar>`, [`Group::mul_generator`],
+//!   [`Group::msm`], [`Group::mul_each_encoded`], [`Group::mul_generator_encoded`] and the
+//!   fixed-base [`Table`]) is constant time in the scalar: it runs on RustCrypto's `p256`
+//!   arithmetic, converting points at the boundary (`crate::p256_ct` explains why arkworks
+//!   cannot do this and what exactly is covered). `Mul` is the `p256` 4-bit fixed-window
+//!   ladder; the generator and [`Group::precompute`] use a signed radix-16 [`Table`] read with
+//!   constant-time selection; `msm` is a constant-time Straus interleaving. Results come back
+//!   normalized (`Z = 1`), so encoding them involves no further inversion.
+//! - **Multiplication by public scalars**: [`Group::mul_vartime`],
+//!   [`Group::mul_add_generator_vartime`] and [`Group::msm_vartime`] for up to 32 terms use an
+//!   interleaved wNAF written here (one shared chain of `a = −3` doublings, mixed additions of
+//!   batch-normalized odd multiples, a static width-8 table for the generator); larger MSMs use
+//!   arkworks' Pippenger ([`VariableBaseMSM`]). Variable time: public scalars only.
+//! - **Constant time: only the secret-scalar multiplications above.** Everything else here is
+//!   arkworks arithmetic, which is not constant time (ark-ff's field operations end in a
+//!   data-dependent conditional subtraction, inversion and square root are variable time):
+//!   [`Scalar`] arithmetic (`+`, `*`, inversion,
+//!   [`from_uniform_bytes`](crate::Scalar::from_uniform_bytes)), point addition, encoding a
+//!   point with `Z ≠ 1`, decoding, hashing and embedding. The project's
+//!   `docs/SECURITY-constant-time.md` lists which secrets go through which of these.
 
 use core::ops::{Mul, MulAssign};
 use std::sync::OnceLock;
@@ -54,7 +61,7 @@ use rand_core::{CryptoRng, RngCore};
 use zeroize::Zeroize;
 
 use crate::error::{DecodeError, EmbedError, GroupError};
-use crate::fixed_base::RadixTable;
+pub use crate::p256_ct::Table;
 use crate::traits::{FixedBaseTable, Group, MessageGroup};
 
 /// A scalar modulo the group order
@@ -64,7 +71,7 @@ pub struct Scalar(pub Fr);
 
 /// An element of the P-256 group, held in arkworks' Jacobian projective coordinates (arkworks
 /// multiplies projective points markedly faster than affine ones).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Zeroize)]
 pub struct Point(pub Projective);
 
 /// The encoding of the identity: 33 zero bytes (SEC1's one-byte `0x00`, padded to the fixed
@@ -114,30 +121,35 @@ impl From<Affine> for Point {
 scalar_newtype_ops!(Scalar);
 point_newtype_ops!(Point);
 
-// Nothing here is constant time (arkworks never is), so `Mul` takes the fastest path: the
-// width-5 wNAF of `mul_vartime`, ≈1.8× faster than arkworks' double-and-add.
+/// `s · P` for a secret `s`: constant time in `s` (RustCrypto's `p256` ladder). The fallback
+/// to the wNAF, which gives the same point, runs only if `P` could not be converted, which
+/// cannot happen for a valid point.
+fn mul_secret(p: &Point, s: &Scalar) -> Point {
+    crate::p256_ct::mul(p, s).unwrap_or_else(|| Group::mul_vartime(p, s))
+}
+
 impl Mul<Scalar> for Point {
     type Output = Point;
     #[inline]
     fn mul(self, rhs: Scalar) -> Point {
-        Group::mul_vartime(&self, &rhs)
+        mul_secret(&self, &rhs)
     }
 }
 impl Mul<&Scalar> for Point {
     type Output = Point;
     #[inline]
     fn mul(self, rhs: &Scalar) -> Point {
-        Group::mul_vartime(&self, rhs)
+        mul_secret(&self, rhs)
     }
 }
 impl MulAssign<Scalar> for Point {
     fn mul_assign(&mut self, rhs: Scalar) {
-        *self = Group::mul_vartime(self, &rhs);
+        *self = mul_secret(self, &rhs);
     }
 }
 
 /// Reads a 32-byte big-endian integer into arkworks' little-endian 64-bit limbs.
-fn bigint_from_be(bytes: &[u8; 32]) -> BigInt<4> {
+pub(crate) fn bigint_from_be(bytes: &[u8; 32]) -> BigInt<4> {
     let mut limbs = [0u64; 4];
     for (i, chunk) in bytes.chunks_exact(8).enumerate() {
         let mut word = [0u8; 8];
@@ -148,7 +160,7 @@ fn bigint_from_be(bytes: &[u8; 32]) -> BigInt<4> {
 }
 
 /// Writes a 256-bit integer as 32 big-endian bytes.
-fn bigint_to_be(n: &BigInt<4>) -> [u8; 32] {
+pub(crate) fn bigint_to_be(n: &BigInt<4>) -> [u8; 32] {
     let mut out = [0u8; 32];
     for (i, chunk) in out.chunks_exact_mut(8).enumerate() {
         chunk.copy_from_slice(&n.0[3 - i].to_be_bytes());
@@ -259,7 +271,9 @@ fn encode_affine(p: &Affine) -> [u8; ENCODED_POINT_LEN] {
         None => IDENTITY_ENCODING,
         Some((x, y)) => {
             let mut out = [0u8; ENCODED_POINT_LEN];
-            out[0] = if is_odd(&y) { PREFIX_ODD } else { PREFIX_EVEN };
+            // The prefix from y's parity bit without a branch: the point may be secret (a DH
+            // value), and `into_bigint` is itself branch-free.
+            out[0] = PREFIX_EVEN | (y.into_bigint().0[0] & 1) as u8;
             out[1..].copy_from_slice(&bigint_to_be(&x.into_bigint()));
             out
         }
@@ -404,8 +418,9 @@ fn small_msm(scalars: &[Scalar], points: &[Point]) -> Projective {
 
 /// Tables for the generator, built on first use and shared by every thread.
 struct GeneratorTables {
-    /// Signed radix-16 table for [`Group::mul_generator`].
-    radix: RadixTable<Point>,
+    /// Constant-time signed radix-16 table for [`Group::mul_generator`] (`None` only if the
+    /// generator could not be converted, which cannot happen).
+    ct: Option<Table>,
     /// Affine odd multiples for the double-base wNAF.
     wnaf: Vec<Affine>,
 }
@@ -415,7 +430,7 @@ fn generator_tables() -> &'static GeneratorTables {
     TABLES.get_or_init(|| {
         let g = Point::generator();
         GeneratorTables {
-            radix: RadixTable::new(&g),
+            ct: Table::new(&g),
             wnaf: Projective::normalize_batch(&odd_multiples(&g.0, WNAF_WINDOW_GEN)),
         }
     })
@@ -424,7 +439,7 @@ fn generator_tables() -> &'static GeneratorTables {
 impl Group for Point {
     type Scalar = Scalar;
     type Repr = [u8; ENCODED_POINT_LEN];
-    type Table = RadixTable<Point>;
+    type Table = Table;
 
     const NAME: &'static str = "p256";
     const ENCODED_LEN: usize = ENCODED_POINT_LEN;
@@ -451,7 +466,31 @@ impl Group for Point {
         p
     }
     fn mul_generator(s: &Scalar) -> Self {
-        generator_tables().radix.mul(s)
+        match &generator_tables().ct {
+            Some(table) => table.mul(s),
+            None => Self::generator().mul_vartime(s),
+        }
+    }
+    /// The constant-time generator table, with all results normalized by one shared
+    /// constant-time inversion (their encodings then need none).
+    fn mul_generator_encoded(scalars: &[Scalar]) -> (Vec<Self>, Vec<[u8; ENCODED_POINT_LEN]>) {
+        match &generator_tables().ct {
+            Some(table) => table.mul_encoded(scalars),
+            None => {
+                let points: Vec<Self> = scalars.iter().map(Self::mul_generator).collect();
+                let reprs = Self::batch_to_bytes(&points);
+                (points, reprs)
+            }
+        }
+    }
+    /// The constant-time ladder for every base, the results normalized by one shared
+    /// constant-time inversion. This is the hashing-generator client's inner loop.
+    fn mul_each_encoded(bases: &[Self], s: &Scalar) -> (Vec<Self>, Vec<[u8; ENCODED_POINT_LEN]>) {
+        crate::p256_ct::mul_each_encoded(bases, s).unwrap_or_else(|| {
+            let points: Vec<Self> = bases.iter().map(|b| *b * s).collect();
+            let reprs = Self::batch_to_bytes(&points);
+            (points, reprs)
+        })
     }
     /// Width-5 wNAF with an `a = −3` doubling: about 256 doublings and 43 mixed additions,
     /// against arkworks' double-and-add at 256 doublings and 128 additions.
@@ -486,13 +525,23 @@ impl Group for Point {
         let bigints: Vec<BigInt<4>> = scalars.iter().map(|s| s.0.into_bigint()).collect();
         Ok(Point(Projective::msm_bigint(&bases, &bigints)))
     }
-    /// Nothing in this backend is constant time (neither is `Mul`), so the secret-scalar MSM
-    /// is the variable-time one: no weaker than multiplying term by term, and far faster.
+    /// Constant time in the scalars: a Straus interleaving of 4-bit fixed windows over
+    /// `p256` (module `p256_ct`).
     fn msm(scalars: &[Scalar], points: &[Self]) -> Result<Self, GroupError> {
-        Self::msm_vartime(scalars, points)
+        if scalars.len() != points.len() {
+            return Err(GroupError::LengthMismatch {
+                left: scalars.len(),
+                right: points.len(),
+            });
+        }
+        Ok(crate::p256_ct::msm(scalars, points)
+            .unwrap_or_else(|| scalars.iter().zip(points).map(|(s, p)| *p * s).sum()))
     }
-    fn precompute(&self) -> RadixTable<Point> {
-        RadixTable::new(self)
+    /// A constant-time fixed-base [`Table`]. The conversion of a valid point cannot fail; if
+    /// it did, this would panic rather than hand out a table that computes wrong results.
+    #[allow(clippy::expect_used)]
+    fn precompute(&self) -> Table {
+        Table::new(self).expect("every valid P-256 point converts to the p256 backend")
     }
     fn to_bytes(&self) -> [u8; ENCODED_POINT_LEN] {
         if self.0.is_zero() {

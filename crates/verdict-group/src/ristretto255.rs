@@ -28,7 +28,7 @@ use crate::traits::{FixedBaseTable, Group, MessageGroup};
 pub struct Scalar(pub DalekScalar);
 
 /// An element of the ristretto255 group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Zeroize)]
 pub struct Point(pub RistrettoPoint);
 
 impl Scalar {

@@ -80,6 +80,12 @@ pub trait Scalar:
 /// the operations meant for secret scalars; whether they are constant time depends on the
 /// backend and is stated by each implementation. Everything named `*_vartime`, hashing to the
 /// group and message embedding are variable time and must only see public data.
+///
+/// **Zeroize.** Some elements are secrets themselves (a Diffie–Hellman value `x·P`, a pad
+/// before it is published), so every element can be wiped and held in a
+/// [`zeroize::Zeroizing`]. Elements are `Copy`: wiping one value does not wipe the copies that
+/// arithmetic made on the way, so code holding a secret element keeps it in one place and
+/// derives what it needs from it at once.
 pub trait Group:
     Copy
     + Clone
@@ -87,6 +93,7 @@ pub trait Group:
     + Eq
     + Send
     + Sync
+    + Zeroize
     + 'static
     + Add<Output = Self>
     + Sub<Output = Self>

@@ -7,6 +7,7 @@
 //! ever encoded twice.
 
 use verdict_group::{DecodeError, Group};
+use zeroize::Zeroize;
 
 /// A group element together with its canonical encoding.
 ///
@@ -103,6 +104,16 @@ impl<G: Group> Encoded<G> {
     }
 }
 
+/// Most encoded points are public, so `Encoded` does not wipe itself on drop; one that holds a
+/// secret (a Diffie–Hellman value before it is hashed) is kept in a [`zeroize::Zeroizing`],
+/// which wipes the point and its encoding.
+impl<G: Group> Zeroize for Encoded<G> {
+    fn zeroize(&mut self) {
+        self.point.zeroize();
+        self.bytes.zeroize();
+    }
+}
+
 impl<G: Group> From<G> for Encoded<G> {
     fn from(point: G) -> Self {
         Self::new(point)
@@ -118,5 +129,27 @@ impl<G: Group> From<&G> for Encoded<G> {
 impl<G: Group> From<&Encoded<G>> for Encoded<G> {
     fn from(e: &Encoded<G>) -> Self {
         e.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verdict_group::Ristretto255 as G;
+
+    /// A wiped `Encoded` holds neither the point nor its bytes (the identity's encoding of
+    /// ristretto255 is all zeros, so both fields end up equal to the identity's).
+    #[test]
+    fn zeroize_wipes_point_and_bytes() {
+        let mut e = Encoded::new(G::generator().double());
+        assert!(e.as_bytes().iter().any(|&b| b != 0));
+        e.zeroize();
+        assert!(e.as_bytes().iter().all(|&b| b == 0));
+        assert_eq!(
+            e.as_bytes().len(),
+            32,
+            "the length is kept, only the bytes are wiped"
+        );
+        assert!(e.point().is_identity());
     }
 }

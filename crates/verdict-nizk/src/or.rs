@@ -3,7 +3,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, Scalar};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{DecodeError, RelationError, VerifyError};
 use crate::relation::{LinearForm, Pending, Proof, Shape, Statement};
@@ -135,14 +135,17 @@ impl<'a, G: Group, H: Group<Scalar = G::Scalar>> Or<'a, G, H> {
             wrng
         };
         // Same randomness consumption whatever the known branch is.
-        let mut nonces: Vec<Vec<G::Scalar>> = forms
-            .iter()
-            .map(|f| {
-                (0..f.num_witnesses)
-                    .map(|_| G::Scalar::random(&mut wrng))
-                    .collect()
-            })
-            .collect();
+        // Wiped on every path out (the real branch's nonces reveal the witness).
+        let nonces: Zeroizing<Vec<Vec<G::Scalar>>> = Zeroizing::new(
+            forms
+                .iter()
+                .map(|f| {
+                    (0..f.num_witnesses)
+                        .map(|_| G::Scalar::random(&mut wrng))
+                        .collect()
+                })
+                .collect(),
+        );
         let mut challenges: Vec<G::Scalar> = (0..n).map(|_| G::Scalar::random(&mut wrng)).collect();
         drop(wrng);
 
@@ -174,9 +177,6 @@ impl<'a, G: Group, H: Group<Scalar = G::Scalar>> Or<'a, G, H> {
                     *s + cb * w
                 })
                 .collect();
-        }
-        for n in &mut nonces {
-            n.zeroize();
         }
         challenges.truncate(n - 1);
         Ok(OrProof {

@@ -12,7 +12,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, Scalar};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::encoded::Encoded;
 use crate::error::{DecodeError, RelationError, VerifyError};
@@ -351,16 +351,20 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> LinearForm<G, H> {
         rng: &mut R,
     ) -> Result<Proof<G, H>, RelationError> {
         self.check_witness_len(witness)?;
-        let mut nonces = {
+        // The nonces are as secret as the witness (either reveals the other given a response):
+        // held in `Zeroizing`, they are wiped on every path out of this function.
+        let nonces = {
             let mut reprs: Vec<_> = witness.iter().map(Scalar::to_bytes).collect();
             let parts: Vec<&[u8]> = reprs.iter().map(|r| r.as_ref()).collect();
             let mut wrng = t.witness_rng(b"witness", &parts, rng);
             for r in &mut reprs {
                 r.as_mut().zeroize();
             }
-            (0..self.num_witnesses)
-                .map(|_| G::Scalar::random(&mut wrng))
-                .collect::<Vec<_>>()
+            Zeroizing::new(
+                (0..self.num_witnesses)
+                    .map(|_| G::Scalar::random(&mut wrng))
+                    .collect::<Vec<_>>(),
+            )
         };
         let mut proof = self.commit(&nonces, None);
         proof.absorb_commitments(t);
@@ -370,7 +374,6 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> LinearForm<G, H> {
             .zip(witness)
             .map(|(r, w)| *r + c * w)
             .collect();
-        nonces.zeroize();
         Ok(proof)
     }
 

@@ -18,6 +18,7 @@
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, SecretScalar};
 use verdict_nizk::{Context, Encoded, LinearRelation, Proof, SigningKey, Statement, VectorDleq};
+use zeroize::Zeroizing;
 
 use crate::elgamal::{Ciphertext, CiphertextList, KeyPair, joint_key};
 use crate::error::{KeyShuffleError, WireError};
@@ -187,8 +188,10 @@ pub fn submit_pseudonym<G: Group, R: RngCore + CryptoRng + ?Sized>(
     };
     let rel = params.submission_relation(&ciphertext).map_err(invalid)?;
     let mut t = params.submission_context(client).transcript();
+    // The witness copies are wiped when the proof is made (the originals are `SecretScalar`s).
+    let witness = Zeroizing::new([*r.expose(), *y.expose()]);
     let proof = rel
-        .prove(&mut t, &[*r.expose(), *y.expose()], rng)
+        .prove(&mut t, &*witness, rng)
         .map_err(|_| invalid("cannot prove"))?;
     Ok(Submission { ciphertext, proof })
 }
@@ -384,8 +387,9 @@ pub fn server_decrypt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let xs = x_components(list);
     let st = dleq_statement(&key.public(), &xs, &shares).map_err(invalid)?;
     let mut t = params.decryption_context(server).transcript();
+    let witness = Zeroizing::new([*s]);
     let proof = st
-        .prove(&mut t, &[*s], rng)
+        .prove(&mut t, &*witness, rng)
         .map_err(|_| invalid("cannot prove"))?;
     Ok(DecryptionStep { shares, proof })
 }

@@ -19,7 +19,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{FixedBaseTable, Group, Scalar, SecretScalar};
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
 use crate::ProofContext;
 use crate::elgamal::{Ciphertext, CiphertextList};
@@ -48,9 +48,10 @@ pub struct ShuffleStatement<'a, G: Group> {
 
 /// The prover's secret: `outputs[i] = inputs[π(i)]` re-randomized by `β_{π(i)}`.
 ///
-/// Zeroized on drop.
+/// Zeroized on drop: the permutation is held in a [`Zeroizing`] and every re-randomizer in a
+/// [`SecretScalar`]. `Debug` is redacted.
 pub struct ShuffleWitness<G: Group> {
-    permutation: Vec<usize>,
+    permutation: Zeroizing<Vec<usize>>,
     rerandomizers: Vec<SecretScalar<G::Scalar>>,
 }
 
@@ -58,7 +59,7 @@ impl<G: Group> ShuffleWitness<G> {
     /// A witness from `permutation[i] = π(i)` and `rerandomizers[j] = β_j` (indexed by input).
     pub fn new(permutation: Vec<usize>, rerandomizers: Vec<SecretScalar<G::Scalar>>) -> Self {
         Self {
-            permutation,
+            permutation: Zeroizing::new(permutation),
             rerandomizers,
         }
     }
@@ -71,12 +72,6 @@ impl<G: Group> ShuffleWitness<G> {
 impl<G: Group> core::fmt::Debug for ShuffleWitness<G> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("ShuffleWitness(<redacted>)")
-    }
-}
-
-impl<G: Group> Drop for ShuffleWitness<G> {
-    fn drop(&mut self) {
-        self.permutation.zeroize();
     }
 }
 
@@ -127,7 +122,7 @@ pub fn shuffle<G: Group, R: RngCore + CryptoRng + ?Sized>(
     rng: &mut R,
 ) -> (CiphertextList<G>, ShuffleWitness<G>) {
     let n = inputs.len();
-    let permutation = random_permutation(n, rng);
+    let permutation = Zeroizing::new(random_permutation(n, rng));
     let rerandomizers: Vec<SecretScalar<G::Scalar>> =
         (0..n).map(|_| SecretScalar::random(rng)).collect();
     let table = h.precompute();
@@ -291,37 +286,46 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
 ) -> Result<ShuffleProof<G>, ShuffleError> {
     let half = *half;
     let n = st.inputs.len();
-    let pi = &witness.permutation;
+    let pi: &[usize] = &witness.permutation;
     let beta = |j: usize| *witness.rerandomizers[j].expose();
-    let mut pinv = vec![0usize; n];
+    // Every witness-derived temporary below (π⁻¹, γ, τ₀, the vectors u, w, a, b, r, s and the
+    // exponents built from them) is held in `Zeroizing`, so it is wiped on every path out of
+    // this function, including the early returns on a degenerate challenge.
+    let mut pinv = Zeroizing::new(vec![0usize; n]);
     for (i, &j) in pi.iter().enumerate() {
         pinv[j] = i;
     }
 
     // EGA.1
-    let mut gamma = random_nonzero::<G::Scalar, _>(rng);
-    let mut tau0 = G::Scalar::random(rng);
-    let mut u: Vec<G::Scalar> = (0..n).map(|_| G::Scalar::random(rng)).collect();
-    let mut w: Vec<G::Scalar> = (0..n).map(|_| G::Scalar::random(rng)).collect();
-    let mut a: Vec<G::Scalar> = (0..n).map(|_| G::Scalar::random(rng)).collect();
+    let gamma = Zeroizing::new(random_nonzero::<G::Scalar, _>(rng));
+    let tau0 = Zeroizing::new(G::Scalar::random(rng));
+    let random_vec = |rng: &mut R| -> Zeroizing<Vec<G::Scalar>> {
+        Zeroizing::new((0..n).map(|_| G::Scalar::random(rng)).collect())
+    };
+    let u = random_vec(rng);
+    let w = random_vec(rng);
+    let a = random_vec(rng);
     // Every published point is computed together with its encoding (a group may share work
     // across the batch; ristretto255 saves an inverse square root per point).
     let gamma_pt = G::mul_generator(&gamma);
     let (a_pts, a_enc) = G::mul_generator_encoded(&a);
-    let mut c_exps: Vec<G::Scalar> = pi.iter().map(|&j| gamma * a[j]).collect();
+    let c_exps: Zeroizing<Vec<G::Scalar>> =
+        Zeroizing::new(pi.iter().map(|&j| *gamma * a[j]).collect());
     let (c_pts, c_enc) = G::mul_generator_encoded(&c_exps);
-    c_exps.zeroize();
+    drop(c_exps);
     let (u_pts, u_enc) = G::mul_generator_encoded(&u);
     // W is built from its halves W/2 = (γw/2)·g, which are kept: D/2 is derived from them below.
-    let mut w_half_exps: Vec<G::Scalar> = w.iter().map(|wi| gamma * *wi * half).collect();
+    let w_half_exps: Zeroizing<Vec<G::Scalar>> =
+        Zeroizing::new(w.iter().map(|wi| *gamma * *wi * half).collect());
     let w_halves: Vec<G> = w_half_exps.iter().map(G::mul_generator).collect();
-    w_half_exps.zeroize();
+    drop(w_half_exps);
     let (w_pts, w_enc) = G::double_each_encoded(&w_halves);
     // Λ₁ = (τ₀ + Σ wᵢβ_{π(i)})·g + Σ_j (w_{π⁻¹(j)} − u_j)·X_j, and likewise Λ₂ with h, Y.
-    let mut coef: Vec<G::Scalar> = (0..n).map(|j| w[pinv[j]] - u[j]).collect();
-    let mut e0 = tau0;
+    let coef: Zeroizing<Vec<G::Scalar>> =
+        Zeroizing::new((0..n).map(|j| w[pinv[j]] - u[j]).collect());
+    let mut e0 = Zeroizing::new(*tau0);
     for (i, &j) in pi.iter().enumerate() {
-        e0 += w[i] * beta(j);
+        *e0 += w[i] * beta(j);
     }
     let xs: Vec<G> = st.inputs.as_slice().iter().map(|c| c.x).collect();
     let ys: Vec<G> = st.inputs.as_slice().iter().map(|c| c.y).collect();
@@ -334,8 +338,8 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     // the sums use the constant-time MSM.
     let lambda1 = G::mul_generator(&e0) + G::msm(&coef, &xs).map_err(msm_err)?;
     let lambda2 = h_table.mul(&e0) + G::msm(&coef, &ys).map_err(msm_err)?;
-    coef.zeroize();
-    e0.zeroize();
+    drop(coef);
+    drop(e0);
     // Same layout as `encode_first_move`, from the encodings already at hand.
     let mut first_enc = Vec::with_capacity((4 * n + 3) * G::ENCODED_LEN);
     first_enc.extend_from_slice(gamma_pt.to_bytes().as_ref());
@@ -358,8 +362,9 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     // multiplication of the public Γ by public scalars, so the n products need no constant-time
     // code and share one variable-time window table. Computed as halves, so that D is encoded
     // with the batch double-and-encode: Dᵢ/2 = σᵢ·(Γ/2) − Wᵢ/2.
-    let mut b: Vec<G::Scalar> = rho.iter().zip(&u).map(|(r, ui)| *r - *ui).collect();
-    let sigma: Vec<G::Scalar> = pi.iter().zip(&w).map(|(&j, wi)| *wi + b[j]).collect();
+    let b: Zeroizing<Vec<G::Scalar>> =
+        Zeroizing::new(rho.iter().zip(u.iter()).map(|(r, ui)| *r - *ui).collect());
+    let sigma: Vec<G::Scalar> = pi.iter().zip(w.iter()).map(|(&j, wi)| *wi + b[j]).collect();
     let gamma_half_pt = gamma_pt.mul_vartime(&half);
     let d_halves: Vec<G> = gamma_half_pt
         .mul_many_vartime(&sigma)
@@ -373,13 +378,14 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let lambda = tr.challenge_scalar::<G>(b"lambda");
 
     // EGA.5
-    let mut r: Vec<G::Scalar> = a
-        .iter()
-        .zip(&b)
-        .map(|(ai, bi)| *ai + lambda * *bi)
-        .collect();
-    let mut s: Vec<G::Scalar> = pi.iter().map(|&j| gamma * r[j]).collect();
-    let mut tau = -tau0;
+    let r: Zeroizing<Vec<G::Scalar>> = Zeroizing::new(
+        a.iter()
+            .zip(b.iter())
+            .map(|(ai, bi)| *ai + lambda * *bi)
+            .collect(),
+    );
+    let s: Zeroizing<Vec<G::Scalar>> = Zeroizing::new(pi.iter().map(|&j| *gamma * r[j]).collect());
+    let mut tau = -*tau0;
     for (j, bj) in b.iter().enumerate() {
         tau += *bj * beta(j);
     }
@@ -389,15 +395,6 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     // EGA.6: SS_k(R, S, g, Γ) with Rᵢ = rᵢ·g, Sᵢ = sᵢ·g = γ·R_{π(i)}.
     let simple =
         simple::prove_core::<G, R>(&mut tr, &G::mul_generator_encoded, &gamma, &r, &s, rng);
-
-    gamma.zeroize();
-    tau0.zeroize();
-    u.zeroize();
-    w.zeroize();
-    a.zeroize();
-    b.zeroize();
-    r.zeroize();
-    s.zeroize();
 
     Ok(ShuffleProof {
         gamma: gamma_pt,

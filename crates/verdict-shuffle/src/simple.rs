@@ -13,7 +13,7 @@ use crate::ProofContext;
 use crate::error::{Check, ShuffleError};
 use crate::transcript::{Transcript, append_scalars, challenge_weights};
 use crate::util::{batch_invert, check_len, check_permutation, concat_reprs, encode_flat};
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
 /// A non-interactive proof for the simple k-shuffle: `2k` points and `2k − 1` scalars.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,16 +61,19 @@ pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
 ) -> Result<SimpleShuffleProof<G>, ShuffleError> {
     let k = x.len();
     let t = tr.challenge_scalar::<G>(b"ss.t");
-    let gt = *gamma * t;
-    let xh: Vec<G::Scalar> = x.iter().map(|xi| *xi - t).collect();
-    let yh: Vec<G::Scalar> = y.iter().map(|yi| *yi - gt).collect();
+    // x̂, ŷ, their products, γ's powers and the nonces θ are all witness-derived: held in
+    // `Zeroizing`, they are wiped on every path out, including the degenerate-challenge returns.
+    let gt = Zeroizing::new(*gamma * t);
+    let xh: Zeroizing<Vec<G::Scalar>> = Zeroizing::new(x.iter().map(|xi| *xi - t).collect());
+    let yh: Zeroizing<Vec<G::Scalar>> = Zeroizing::new(y.iter().map(|yi| *yi - *gt).collect());
     // Remark 1: x̂ᵢ = 0 means t guessed a discrete log (probability k/q).
-    let yh_inv = batch_invert(&yh).ok_or(ShuffleError::Degenerate)?;
+    let yh_inv = Zeroizing::new(batch_invert(&yh).ok_or(ShuffleError::Degenerate)?);
     if xh.iter().any(Scalar::is_zero) {
         return Err(ShuffleError::Degenerate);
     }
-    let theta_s: Vec<G::Scalar> = (0..2 * k - 1).map(|_| G::Scalar::random(rng)).collect();
-    let mut exps = Vec::with_capacity(2 * k);
+    let theta_s: Zeroizing<Vec<G::Scalar>> =
+        Zeroizing::new((0..2 * k - 1).map(|_| G::Scalar::random(rng)).collect());
+    let mut exps = Zeroizing::new(Vec::with_capacity(2 * k));
     exps.push(-(theta_s[0] * yh[0]));
     for i in 1..k {
         exps.push(theta_s[i - 1] * xh[i] - theta_s[i] * yh[i]);
@@ -80,24 +83,24 @@ pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
     }
     exps.push(*gamma * theta_s[2 * k - 2]);
     let (theta, theta_reprs) = mul_base(&exps);
-    exps.zeroize();
+    drop(exps);
     let theta_enc = concat_reprs::<G>(&theta_reprs);
     tr.append_message(b"ss.Theta", &theta_enc);
     let c = tr.challenge_scalar::<G>(b"ss.c");
 
     let mut alpha = Vec::with_capacity(2 * k - 1);
-    let mut prod = G::Scalar::one();
+    let mut prod = Zeroizing::new(G::Scalar::one());
     for i in 0..k {
-        prod = prod * xh[i] * yh_inv[i];
-        alpha.push(theta_s[i] + c * prod);
+        *prod = *prod * xh[i] * yh_inv[i];
+        alpha.push(theta_s[i] + c * *prod);
     }
     // αᵢ = θᵢ + c·γ^{i−2k} for 1-based i = k+1..2k−1, i.e. exponents −(k−1)..−1.
-    let gamma_inv = gamma.invert().ok_or(ShuffleError::Degenerate)?;
-    let mut gpow = Vec::with_capacity(k);
-    let mut acc = gamma_inv;
+    let gamma_inv = Zeroizing::new(gamma.invert().ok_or(ShuffleError::Degenerate)?);
+    let mut gpow = Zeroizing::new(Vec::with_capacity(k));
+    let mut acc = Zeroizing::new(*gamma_inv);
     for _ in 0..k - 1 {
-        gpow.push(acc);
-        acc *= gamma_inv;
+        gpow.push(*acc);
+        *acc *= *gamma_inv;
     }
     // gpow[j] = γ^{−(j+1)}; index i (0-based, k..2k−2) needs exponent (i+1) − 2k.
     for (i, th) in theta_s.iter().enumerate().skip(k) {
@@ -262,7 +265,8 @@ pub fn prove_simple<G: Group, R: RngCore + CryptoRng + ?Sized>(
     check_len("witness logs", k, x.len())?;
     check_len("permutation", k, permutation.len())?;
     check_permutation(permutation)?;
-    let y: Vec<G::Scalar> = permutation.iter().map(|&j| *gamma * x[j]).collect();
+    let y: Zeroizing<Vec<G::Scalar>> =
+        Zeroizing::new(permutation.iter().map(|&j| *gamma * x[j]).collect());
     let table = st.base.precompute();
     let mul_base = |ss: &[G::Scalar]| {
         let points: Vec<G> = ss.iter().map(|s| table.mul(s)).collect();

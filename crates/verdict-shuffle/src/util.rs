@@ -1,25 +1,29 @@
 //! Small helpers shared by the proofs.
 
 use verdict_group::{Group, Scalar};
+use zeroize::Zeroizing;
 
 use crate::error::ShuffleError;
 
 /// Inverts every scalar with one field inversion (Montgomery's trick); `None` if any is zero.
+///
+/// The inputs may be secret (the prover's `ŷᵢ`), so the prefix products and the running
+/// inverse are wiped before returning; the caller keeps the result in a `Zeroizing` if it is.
 pub(crate) fn batch_invert<S: Scalar>(xs: &[S]) -> Option<Vec<S>> {
-    let mut prefix = Vec::with_capacity(xs.len());
-    let mut acc = S::one();
+    let mut prefix = Zeroizing::new(Vec::with_capacity(xs.len()));
+    let mut acc = Zeroizing::new(S::one());
     for x in xs {
         if x.is_zero() {
             return None;
         }
-        prefix.push(acc);
-        acc *= *x;
+        prefix.push(*acc);
+        *acc *= *x;
     }
-    let mut inv = acc.invert()?;
+    let mut inv = Zeroizing::new(acc.invert()?);
     let mut out = vec![S::zero(); xs.len()];
     for i in (0..xs.len()).rev() {
-        out[i] = inv * prefix[i];
-        inv *= xs[i];
+        out[i] = *inv * prefix[i];
+        *inv *= xs[i];
     }
     Some(out)
 }

@@ -314,7 +314,8 @@ pub fn encode_message(
             available: elements,
         });
     };
-    let mut frame = vec![0u8; elements * bits.bytes()];
+    // The plaintext frame of an owner's message, wiped once embedded.
+    let mut frame = zeroize::Zeroizing::new(vec![0u8; elements * bits.bytes()]);
     frame[..HEADER_LEN].copy_from_slice(&len.to_be_bytes());
     frame[HEADER_LEN..HEADER_LEN + message.len()].copy_from_slice(message);
     frame

@@ -14,6 +14,7 @@ use ark_ff::field_hashers::DefaultFieldHasher;
 use ark_ff::{AdditiveGroup, BigInt, PrimeField, Zero};
 use rand_core::{CryptoRng, RngCore};
 use sha2::Sha256;
+use zeroize::Zeroize;
 
 use super::Scalar;
 use super::table::AffineTable;
@@ -21,11 +22,11 @@ use crate::error::{DecodeError, GroupError};
 use crate::traits::{FixedBaseTable, Group};
 
 /// A point of G1 (order `r` on `E: y² = x³ + 4` over `Fq`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Zeroize)]
 pub struct G1(pub G1Projective);
 
 /// A point of G2 (order `r` on the twist `E': y² = x³ + 4(1 + i)` over `Fq² = Fq[i]/(i² + 1)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Zeroize)]
 pub struct G2(pub G2Projective);
 
 /// Flag bit: compressed encoding (always set in the encodings accepted here).

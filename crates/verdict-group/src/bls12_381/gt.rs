@@ -9,6 +9,7 @@ use ark_ec::pairing::{Pairing, PairingOutput};
 use ark_ec::{PrimeGroup, VariableBaseMSM};
 use ark_ff::{AdditiveGroup, BigInt, CyclotomicMultSubgroup, Field, One, PrimeField, Zero};
 use rand_core::{CryptoRng, RngCore};
+use zeroize::Zeroize;
 
 use super::Scalar;
 use super::curve::G1;
@@ -21,7 +22,7 @@ use crate::traits::Group;
 /// Written additively like every [`Group`]: `a + b` is the `Fq12` product, `s * a` the power
 /// `a^s`, the identity is `1 ∈ Fq12`. The wrapped arkworks [`PairingOutput`] already uses this
 /// notation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Zeroize)]
 pub struct Gt(pub PairingOutput<Bls12_381>);
 
 /// Bytes per `Fq` coefficient.

@@ -45,11 +45,16 @@ fn reduce_256_be(bytes: &[u8]) -> Fr {
         limbs[3 - i] = u64::from_be_bytes(b);
     }
     let mut v = BigInt::new(limbs);
+    limbs.zeroize();
+    // Variable time (a data-dependent loop, then arkworks' `from_bigint`): see the module notes
+    // on constant time. The input may be secret (hashed pairwise secrets), so it is wiped.
     while v >= Fr::MODULUS {
         v.sub_with_borrow(&Fr::MODULUS);
     }
     // `v < r` now, so `from_bigint` always succeeds; the fallback is unreachable.
-    Fr::from_bigint(v).unwrap_or_default()
+    let out = Fr::from_bigint(v).unwrap_or_default();
+    v.zeroize();
+    out
 }
 
 scalar_newtype_ops!(Scalar);
