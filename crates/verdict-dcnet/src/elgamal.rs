@@ -93,7 +93,7 @@ use verdict_nizk::{
     BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Shape, SigningKey, Statement,
     VectorDleq, VerifyingKey,
 };
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
 use crate::error::{DcError, SetupError, WireError};
 use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
@@ -301,16 +301,19 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         &self,
         client: u32,
         pseudonym_key: &Encoded<G>,
-        owner: Option<(&G::Scalar, Vec<G>)>,
+        owner: Option<(&G::Scalar, Zeroizing<Vec<G>>)>,
         rng: &mut R,
     ) -> Result<ClientCiphertext<G>, SuiteError> {
         let l = self.slot.elements;
-        let mut rs: Vec<G::Scalar> = (0..l).map(|_| G::Scalar::random(rng)).collect();
+        // Wiped on every return path: the `r_k` are the pads' discrete logs, and for an owner
+        // `r_k·Z + M_k` before encoding identifies the message.
+        let rs: Zeroizing<Vec<G::Scalar>> =
+            Zeroizing::new((0..l).map(|_| G::Scalar::random(rng)).collect());
         let z = *self.joint_key.point();
         let r_points: Vec<G> = rs.iter().map(G::mul_generator).collect();
-        let mut c_points: Vec<G> = rs.iter().map(|r| z * r).collect();
+        let mut c_points: Zeroizing<Vec<G>> = Zeroizing::new(rs.iter().map(|r| z * r).collect());
         if let Some((_, m)) = &owner {
-            for (c, m) in c_points.iter_mut().zip(m) {
+            for (c, m) in c_points.iter_mut().zip(m.iter()) {
                 *c += *m;
             }
         }
@@ -326,15 +329,12 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         let proof = match owner {
             None => or.prove(&mut t, 0, &rs, rng),
             Some((y, _)) => {
-                let mut witness = Vec::with_capacity(l + 1);
+                let mut witness = Zeroizing::new(Vec::with_capacity(l + 1));
                 witness.push(*y);
                 witness.extend_from_slice(&rs);
-                let proof = or.prove(&mut t, 1, &witness, rng);
-                witness.zeroize();
-                proof
+                or.prove(&mut t, 1, &witness, rng)
             }
         };
-        rs.zeroize();
         let proof = proof.map_err(|_| SuiteError::Parameters("client proof"))?;
         Ok(ClientCiphertext { r, c, proof })
     }
@@ -359,7 +359,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         rng: &mut R,
     ) -> Result<ClientCiphertext<G>, SuiteError> {
         let y = pseudonym_secret.expose();
-        let m = encode_message::<G>(message, self.slot.elements)?;
+        let m = Zeroizing::new(encode_message::<G>(message, self.slot.elements)?);
         let key = Encoded::new(G::mul_generator(y));
         self.create(client, &key, Some((y, m)), rng)
     }
@@ -476,7 +476,7 @@ impl<G: MessageGroup> ElGamalSlot<G> {
             .with_field(b"accepted-set", &set)
             .transcript();
         let proof = st
-            .prove(&mut t, &[*z], rng)
+            .prove(&mut t, &*Zeroizing::new([*z]), rng)
             .map_err(|_| SuiteError::Parameters("server proof"))?;
         Ok(DleqCiphertext { elements: d, proof })
     }

@@ -44,7 +44,7 @@ use core::marker::PhantomData;
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, Ristretto255};
 use verdict_nizk::{Encoded, Signature, SigningKey, VerifyingKey};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::dh::{DhReveal, dh_value};
 use crate::error::{DcError, SetupError, WireError};
@@ -151,11 +151,15 @@ fn pad_prefix<G: Group>(session: &SessionId) -> Vec<u8> {
     p
 }
 
+/// The keyed pad stream of one pair for one slot. The caller wipes the reader when done: its
+/// state lets anyone continue the stream.
 fn pad_stream(key: &[u8; 32], prefix: &[u8], slot: SlotRound) -> blake3::OutputReader {
     let mut h = blake3::Hasher::new_keyed(key);
     h.update(prefix);
     h.update(&slot.to_bytes());
-    h.finalize_xof()
+    let reader = h.finalize_xof();
+    h.zeroize();
+    reader
 }
 
 fn xor_into(dst: &mut [u8], src: &[u8]) {
@@ -171,14 +175,15 @@ fn xor_streams(out: &mut [u8], mut readers: Vec<blake3::OutputReader>) {
         out.fill(0);
         return;
     };
-    let mut tmp = vec![
+    // One pair's pad bytes at a time: wiped with the readers (the XOR of all is the output).
+    let mut tmp = Zeroizing::new(vec![
         0u8;
         if rest.is_empty() {
             0
         } else {
             CHUNK.min(out.len())
         }
-    ];
+    ]);
     let cap = tmp.len();
     for chunk in out.chunks_mut(CHUNK) {
         first.fill(chunk);
@@ -187,6 +192,9 @@ fn xor_streams(out: &mut [u8], mut readers: Vec<blake3::OutputReader>) {
             r.fill(tmp);
             xor_into(chunk, tmp);
         }
+    }
+    for r in &mut readers {
+        r.zeroize();
     }
 }
 
@@ -274,6 +282,7 @@ impl<G: Group> Xor<G> {
         r.set_position(bit / 8);
         let mut b = [0u8; 1];
         r.fill(&mut b);
+        r.zeroize();
         Ok((b[0] >> (bit % 8)) & 1 == 1)
     }
 
@@ -425,7 +434,7 @@ impl<G: Group> Ciphersuite for Xor<G> {
             });
         };
         let mut ct = Self::cover(session, slot, state, rng)?;
-        let mut frame = vec![0u8; Self::frame_len(len)];
+        let mut frame = Zeroizing::new(vec![0u8; Self::frame_len(len)]);
         frame[..HEADER_LEN].copy_from_slice(&len32.to_be_bytes());
         frame[HEADER_LEN..HEADER_LEN + message.len()].copy_from_slice(message);
         let signed = frame_signed_message::<G>(

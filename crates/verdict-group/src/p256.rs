@@ -48,7 +48,7 @@
 //!   [`Scalar`] arithmetic (`+`, `*`, inversion,
 //!   [`from_uniform_bytes`](crate::Scalar::from_uniform_bytes)), point addition, encoding a
 //!   point with `Z ≠ 1`, decoding, hashing and embedding. The project's
-//!   `docs/SECURITY-constant-time.md` lists which secrets go through which of these.
+//!   `docs/SECURITY.md (§ Secret hygiene and constant time)` lists which secrets go through which of these.
 
 use core::ops::{Mul, MulAssign};
 use std::sync::OnceLock;

@@ -1,12 +1,15 @@
 //! The hybrid blame messages as typed payloads, encoded and decoded by both roles, and the
 //! transferable lie proof.
 //!
+//! One blame traces every accusation about one round at once (each disrupted slot's owner
+//! accuses; several disruptors in one round are all traced):
+//!
 //! | message | from → to | payload |
 //! |---|---|---|
-//! | [`BlameBits`] | server → servers | accusation, slot capacity, the accused round's `S` and the sender's pad bit with each client |
-//! | [`RebuttalRequest`] | every server → suspect | accusation, suspect, the `M` signed `BlameBits` the sender holds |
-//! | [`Rebuttal`] | suspect → every server | accusation, then either *no objection* to the set of `M` `BlameBits` it judged (their header digests), or a *lie proof*: one server's signed `BlameBits` and the suspect's DLEQ-proven DH value with that server, which shows the claimed pad bit is false |
-//! | [`Verdict`] | server → servers | accusation, culprit, and the rebuttal it was decided on (none: no suspect, or the rebuttal deadline passed) |
+//! | [`BlameBits`] | server → servers | the accused round, its accepted set `S`, and per accusation the slot capacity and the sender's pad bit with each client of `S` |
+//! | [`RebuttalRequest`] | every server → each suspect | round, suspect, the `M` signed `BlameBits` the sender holds |
+//! | [`Rebuttal`] | suspect → every server | *no objection* to the set of `M` `BlameBits` it judged (their header digests), or a *lie proof*: one server's signed `BlameBits`, the accusation, and the suspect's DLEQ-proven DH value with that server, which shows the claimed pad bit is false |
+//! | [`Verdict`] | server → servers | round, the culprits (every suspect), and the suspects' rebuttals it was decided on |
 //!
 //! A lie proof is self-contained: the server's signature on its claim and the client's on the
 //! reveal let anyone with the roster check it, at any time, whatever else they saw.
@@ -19,73 +22,111 @@ use crate::slot::Accusation;
 use crate::suite::{ProtoSuite, XorOf};
 use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
 
-/// A server's pad bits for an accusation: its pad bit with every client of the accused round's
-/// accepted set, at the accused bit.
+/// A server's claim about one accusation: the slot capacity (it binds the pad stream) and its
+/// pad bit with every client of the round's accepted set, at the accused bit.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlameBits {
+pub struct TraceBits {
     /// The accusation.
     pub accusation: Accusation,
-    /// The capacity of the accused XOR slot in that round (binds the pad stream).
+    /// The capacity of the accused XOR slot in that round.
     pub slot_len: u64,
-    /// The accused round's accepted clients, in order.
-    pub clients: Vec<ClientId>,
-    /// The sender's pad bit with each client.
+    /// The sender's pad bit with each client of the accepted set, in its order.
     pub bits: Vec<bool>,
+}
+
+/// A server's pad bits for every accusation about one round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlameBits {
+    /// The accused round.
+    pub round: u64,
+    /// Its accepted clients, in increasing order.
+    pub clients: Vec<ClientId>,
+    /// One claim per accusation, in slot order.
+    pub traces: Vec<TraceBits>,
 }
 
 impl BlameBits {
     /// The encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
-        w.raw(&self.accusation.to_bytes()).u64(self.slot_len);
-        w.count(self.clients.len());
-        for (c, b) in self.clients.iter().zip(&self.bits) {
-            w.u32(c.0).u8(u8::from(*b));
+        w.u64(self.round).count(self.clients.len());
+        for c in &self.clients {
+            w.u32(c.0);
+        }
+        w.count(self.traces.len());
+        for t in &self.traces {
+            w.raw(&t.accusation.to_bytes()).u64(t.slot_len);
+            let mut packed = vec![0u8; t.bits.len().div_ceil(8)];
+            for (i, b) in t.bits.iter().enumerate() {
+                if *b {
+                    if let Some(p) = packed.get_mut(i / 8) {
+                        *p |= 1 << (i % 8);
+                    }
+                }
+            }
+            w.raw(&packed);
         }
         w.finish()
     }
 
-    /// Decodes (clients strictly increasing, bits 0 or 1).
+    /// Decodes (clients strictly increasing, accusations about `round` in increasing slot
+    /// order, unused bits zero).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::new(bytes);
-        let accusation = Accusation::read(&mut r)?;
-        let slot_len = r.u64()?;
+        let round = r.u64()?;
         let n = r.count()?;
         let mut clients: Vec<ClientId> = Vec::with_capacity(n);
-        let mut bits = Vec::with_capacity(n);
         for _ in 0..n {
             let c = ClientId(r.u32()?);
             if clients.last().is_some_and(|p| p.0 >= c.0) {
                 return Err(WireError::Invalid("blame client order"));
             }
             clients.push(c);
-            bits.push(match r.u8()? {
-                0 => false,
-                1 => true,
-                _ => return Err(WireError::Invalid("bit")),
+        }
+        let k = r.count()?;
+        let mut traces: Vec<TraceBits> = Vec::with_capacity(k);
+        for _ in 0..k {
+            let accusation = Accusation::read(&mut r)?;
+            if accusation.round != round
+                || traces
+                    .last()
+                    .is_some_and(|t| t.accusation.slot >= accusation.slot)
+            {
+                return Err(WireError::Invalid("blame accusation order"));
+            }
+            let slot_len = r.u64()?;
+            let packed = r.raw(n.div_ceil(8))?;
+            let bits: Vec<bool> = (0..n).map(|i| packed[i / 8] >> (i % 8) & 1 == 1).collect();
+            if n % 8 != 0 && packed.last().is_some_and(|b| b >> (n % 8) != 0) {
+                return Err(WireError::Invalid("blame bit padding"));
+            }
+            traces.push(TraceBits {
+                accusation,
+                slot_len,
+                bits,
             });
         }
         r.finish()?;
         Ok(Self {
-            accusation,
-            slot_len,
+            round,
             clients,
-            bits,
+            traces,
         })
     }
 
-    /// The claimed pad bit with `client`.
-    pub fn bit_for(&self, client: ClientId) -> Option<bool> {
+    /// The claimed pad bit with `client` for `accusation`, with the slot capacity.
+    pub fn claim(&self, accusation: &Accusation, client: ClientId) -> Option<(bool, u64)> {
         let i = self.clients.binary_search(&client).ok()?;
-        self.bits.get(i).copied()
+        let t = self.traces.iter().find(|t| t.accusation == *accusation)?;
+        Some((*t.bits.get(i)?, t.slot_len))
     }
 }
 
-/// What every server sends the suspect.
+/// What every server sends each suspect.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RebuttalRequest {
-    /// The accusation.
-    pub accusation: Accusation,
+    /// The accused round.
+    pub round: u64,
     /// The suspect.
     pub suspect: ClientId,
     /// The signed `BlameBits` envelopes the sender holds (one per server).
@@ -96,7 +137,7 @@ impl RebuttalRequest {
     /// The encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
-        w.raw(&self.accusation.to_bytes()).u32(self.suspect.0);
+        w.u64(self.round).u32(self.suspect.0);
         write_byte_list(&mut w, &self.bits);
         w.finish()
     }
@@ -104,31 +145,32 @@ impl RebuttalRequest {
     /// Decodes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::new(bytes);
-        let accusation = Accusation::read(&mut r)?;
+        let round = r.u64()?;
         let suspect = ClientId(r.u32()?);
         let bits = r.byte_list()?;
         r.finish()?;
         Ok(Self {
-            accusation,
+            round,
             suspect,
             bits,
         })
     }
 }
 
-/// The suspect's answer.
+/// A suspect's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Rebuttal {
     /// "These `BlameBits` (by header digest, server order) are right about me."
     NoObjection {
-        /// The accusation.
-        accusation: Accusation,
+        /// The accused round.
+        round: u64,
         /// The header digests of the `M` signed `BlameBits` judged.
         digests: Vec<[u8; 32]>,
     },
-    /// "This server's signed claim about my pad bit is false; here is our DH value."
+    /// "This server's signed claim about my pad bit for this accusation is false; here is our
+    /// DH value."
     LieProof {
-        /// The accusation.
+        /// The accusation whose claim is false.
         accusation: Accusation,
         /// The lying server's signed `BlameBits` envelope.
         bits: Vec<u8>,
@@ -138,26 +180,33 @@ pub enum Rebuttal {
 }
 
 impl Rebuttal {
-    /// The accusation it answers.
-    pub fn accusation(&self) -> &Accusation {
+    /// The accused round it answers about.
+    pub fn round(&self) -> u64 {
         match self {
-            Self::NoObjection { accusation, .. } | Self::LieProof { accusation, .. } => accusation,
+            Self::NoObjection { round, .. } => *round,
+            Self::LieProof { accusation, .. } => accusation.round,
         }
     }
 
     /// The encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
-        w.raw(&self.accusation().to_bytes());
         match self {
-            Self::NoObjection { digests, .. } => {
-                w.u8(0).count(digests.len());
+            Self::NoObjection { round, digests } => {
+                w.u8(0).u64(*round).count(digests.len());
                 for d in digests {
                     w.raw(d);
                 }
             }
-            Self::LieProof { bits, reveal, .. } => {
-                w.u8(1).bytes(bits).bytes(reveal);
+            Self::LieProof {
+                accusation,
+                bits,
+                reveal,
+            } => {
+                w.u8(1)
+                    .raw(&accusation.to_bytes())
+                    .bytes(bits)
+                    .bytes(reveal);
             }
         }
         w.finish()
@@ -166,21 +215,18 @@ impl Rebuttal {
     /// Decodes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::new(bytes);
-        let accusation = Accusation::read(&mut r)?;
         let out = match r.u8()? {
             0 => {
+                let round = r.u64()?;
                 let n = r.count()?;
                 let mut digests = Vec::with_capacity(n);
                 for _ in 0..n {
                     digests.push(r.array()?);
                 }
-                Self::NoObjection {
-                    accusation,
-                    digests,
-                }
+                Self::NoObjection { round, digests }
             }
             1 => Self::LieProof {
-                accusation,
+                accusation: Accusation::read(&mut r)?,
                 bits: r.bytes()?.to_vec(),
                 reveal: r.bytes()?.to_vec(),
             },
@@ -191,53 +237,50 @@ impl Rebuttal {
     }
 }
 
-/// A server's verdict with the rebuttal it was decided on.
+/// A server's verdict on every accusation about one round, with the suspects' rebuttals it
+/// was decided on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
-    /// The accusation.
-    pub accusation: Accusation,
-    /// The culprit (`None`: nobody deviates, the accusation was false).
-    pub culprit: Option<Party>,
-    /// The suspect's signed rebuttal envelope the verdict rests on (`None`: no suspect, or the
-    /// rebuttal deadline passed).
-    pub rebuttal: Option<Vec<u8>>,
+    /// The accused round.
+    pub round: u64,
+    /// The culprits: every suspect, in increasing order (none: no client deviates).
+    pub culprits: Vec<ClientId>,
+    /// The suspects' signed "no objection" rebuttals the verdict rests on (a suspect without
+    /// one was silent until the deadline).
+    pub rebuttals: Vec<Vec<u8>>,
 }
 
 impl Verdict {
     /// The encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
-        w.raw(&self.accusation.to_bytes());
-        match self.culprit {
-            None => w.u8(0),
-            Some(p) => w.u8(1).party(p),
-        };
-        match &self.rebuttal {
-            None => w.u8(0),
-            Some(r) => w.u8(1).bytes(r),
-        };
+        w.u64(self.round).count(self.culprits.len());
+        for c in &self.culprits {
+            w.u32(c.0);
+        }
+        write_byte_list(&mut w, &self.rebuttals);
         w.finish()
     }
 
-    /// Decodes.
+    /// Decodes (culprits strictly increasing).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
         let mut r = Reader::new(bytes);
-        let accusation = Accusation::read(&mut r)?;
-        let culprit = match r.u8()? {
-            0 => None,
-            1 => Some(r.party()?),
-            _ => return Err(WireError::Invalid("verdict")),
-        };
-        let rebuttal = match r.u8()? {
-            0 => None,
-            1 => Some(r.bytes()?.to_vec()),
-            _ => return Err(WireError::Invalid("verdict")),
-        };
+        let round = r.u64()?;
+        let n = r.count()?;
+        let mut culprits: Vec<ClientId> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let c = ClientId(r.u32()?);
+            if culprits.last().is_some_and(|p| p.0 >= c.0) {
+                return Err(WireError::Invalid("verdict culprit order"));
+            }
+            culprits.push(c);
+        }
+        let rebuttals = r.byte_list()?;
         r.finish()?;
         Ok(Self {
-            accusation,
-            culprit,
-            rebuttal,
+            round,
+            culprits,
+            rebuttals,
         })
     }
 }
@@ -270,7 +313,7 @@ pub(crate) fn open_blame_bits<S: ProtoSuite>(
         return None;
     };
     let bits = BlameBits::from_bytes(&env.payload).ok()?;
-    (env.header().round == bits.accusation.round).then_some((j, bits, env))
+    (env.header().round == bits.round).then_some((j, bits, env))
 }
 
 /// Checks a lie proof: a client's signed rebuttal carrying server `j`'s signed pad-bit claim
@@ -297,15 +340,12 @@ pub(crate) fn check_lie_proof<S: ProtoSuite>(
         return None;
     };
     let (j, claim, _) = open_blame_bits(config, session, &bits)?;
-    if claim.accusation != accusation {
-        return None;
-    }
-    let claimed = claim.bit_for(c)?;
+    let (claimed, slot_len) = claim.claim(&accusation, c)?;
     let reveal = DhReveal::<S::G>::from_bytes(&reveal).ok()?;
     if reveal.client() != c || reveal.server() != j || reveal.prover() != Party::Client(c) {
         return None;
     }
-    let len = usize::try_from(claim.slot_len).ok()?;
+    let len = usize::try_from(slot_len).ok()?;
     let sr = SlotRound::new(accusation.slot, accusation.round, len);
     let truth = XorOf::<S>::verify_pad_bit(xor, &reveal, sr, accusation.bit).ok()?;
     (truth != claimed).then_some((j, accusation, bits))
@@ -315,10 +355,10 @@ pub(crate) fn check_lie_proof<S: ProtoSuite>(
 mod tests {
     use super::*;
 
-    fn acc() -> Accusation {
+    fn acc(slot: u32) -> Accusation {
         Accusation {
             round: 4,
-            slot: 2,
+            slot,
             bit: 99,
         }
     }
@@ -326,34 +366,56 @@ mod tests {
     #[test]
     fn blame_payloads_round_trip_and_reject_garbage() {
         let bits = BlameBits {
-            accusation: acc(),
-            slot_len: 64,
-            clients: vec![ClientId(0), ClientId(3), ClientId(7)],
-            bits: vec![true, false, true],
+            round: 4,
+            clients: (0..11).map(ClientId).collect(),
+            traces: vec![
+                TraceBits {
+                    accusation: acc(1),
+                    slot_len: 64,
+                    bits: (0..11).map(|i| i % 3 == 0).collect(),
+                },
+                TraceBits {
+                    accusation: acc(5),
+                    slot_len: 128,
+                    bits: vec![true; 11],
+                },
+            ],
         };
         let enc = bits.to_bytes();
         assert_eq!(BlameBits::from_bytes(&enc), Ok(bits.clone()));
-        assert_eq!(bits.bit_for(ClientId(3)), Some(false));
-        assert_eq!(bits.bit_for(ClientId(4)), None);
+        assert_eq!(bits.claim(&acc(1), ClientId(3)), Some((true, 64)));
+        assert_eq!(bits.claim(&acc(1), ClientId(4)), Some((false, 64)));
+        assert_eq!(bits.claim(&acc(2), ClientId(3)), None);
+        assert_eq!(bits.claim(&acc(5), ClientId(11)), None);
         for cut in 0..enc.len() {
             assert!(BlameBits::from_bytes(&enc[..cut]).is_err());
         }
-        // Clients out of order are not a canonical encoding.
+        // Not canonical: clients out of order, accusations out of order or about another
+        // round, a bit set beyond the accepted set.
         let mut swapped = bits.clone();
         swapped.clients.swap(0, 1);
         assert!(BlameBits::from_bytes(&swapped.to_bytes()).is_err());
-        let mut bad_bit = enc.clone();
-        let last = bad_bit.len() - 1;
-        bad_bit[last] = 2;
-        assert!(BlameBits::from_bytes(&bad_bit).is_err());
+        let mut reordered = bits.clone();
+        reordered.traces.reverse();
+        assert!(BlameBits::from_bytes(&reordered.to_bytes()).is_err());
+        let mut other_round = bits.clone();
+        other_round.traces[0].accusation.round = 3;
+        assert!(BlameBits::from_bytes(&other_round.to_bytes()).is_err());
+        let mut padded = enc.clone();
+        let last = padded.len() - 1;
+        padded[last] |= 0x80;
+        assert_eq!(
+            BlameBits::from_bytes(&padded),
+            Err(WireError::Invalid("blame bit padding"))
+        );
 
         for r in [
             Rebuttal::NoObjection {
-                accusation: acc(),
+                round: 4,
                 digests: vec![[1; 32], [2; 32]],
             },
             Rebuttal::LieProof {
-                accusation: acc(),
+                accusation: acc(1),
                 bits: vec![1, 2, 3],
                 reveal: vec![4; 10],
             },
@@ -364,14 +426,14 @@ mod tests {
         }
         for v in [
             Verdict {
-                accusation: acc(),
-                culprit: None,
-                rebuttal: None,
+                round: 4,
+                culprits: Vec::new(),
+                rebuttals: Vec::new(),
             },
             Verdict {
-                accusation: acc(),
-                culprit: Some(Party::Client(ClientId(5))),
-                rebuttal: Some(vec![9; 12]),
+                round: 4,
+                culprits: vec![ClientId(2), ClientId(5)],
+                rebuttals: vec![vec![9; 12]],
             },
         ] {
             let enc = v.to_bytes();
@@ -380,8 +442,14 @@ mod tests {
             extra.push(0);
             assert_eq!(Verdict::from_bytes(&extra), Err(WireError::TrailingBytes));
         }
+        let unsorted = Verdict {
+            round: 4,
+            culprits: vec![ClientId(5), ClientId(2)],
+            rebuttals: Vec::new(),
+        };
+        assert!(Verdict::from_bytes(&unsorted.to_bytes()).is_err());
         let req = RebuttalRequest {
-            accusation: acc(),
+            round: 4,
             suspect: ClientId(3),
             bits: vec![vec![1], vec![2, 2]],
         };

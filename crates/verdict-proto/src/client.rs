@@ -20,6 +20,7 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Ciphersuite, ClientId, Party, ServerId, SessionId, SlotRound};
 use verdict_nizk::{Signature, SigningKey};
 use verdict_shuffle::keyshuffle::client_submit;
+use zeroize::Zeroizing;
 
 use crate::blame::{Rebuttal, RebuttalRequest, open_blame_bits};
 use crate::config::GroupConfig;
@@ -55,17 +56,17 @@ struct Ready<S: ProtoSuite> {
     schedule: Schedule,
     round: u64,
     /// Per recent round: the open slots and the frame this client XORed into its XOR slot.
-    sent: BTreeMap<u64, (Vec<OpenSlot>, Vec<u8>)>,
+    sent: BTreeMap<u64, (Vec<OpenSlot>, Zeroizing<Vec<u8>>)>,
     accusation: Option<Accusation>,
     /// Our defence against the accusation we are the suspect of, if any.
     defence: Option<Defence>,
     /// The message sent in the current round, to re-queue if the slot does not deliver it.
-    in_flight: Option<Vec<u8>>,
+    in_flight: Option<Zeroizing<Vec<u8>>>,
 }
 
 /// What a suspect has answered so far.
 struct Defence {
-    accusation: Accusation,
+    round: u64,
     /// Servers whose false claims we have proven.
     proven: Vec<ServerId>,
     /// The claim sets (header digests) we have not objected to (bounded by `M`).
@@ -88,7 +89,9 @@ pub struct Client<S: ProtoSuite, R: RngCore + CryptoRng> {
     upstream: ServerId,
     rng: R,
     state: State<S>,
-    queue: VecDeque<Vec<u8>>,
+    /// Messages not yet sent (they link this client to its anonymous messages: wiped when
+    /// dropped, like the frames and the message in flight).
+    queue: VecDeque<Zeroizing<Vec<u8>>>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
     cache: Option<SetupCache<S>>,
@@ -225,7 +228,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 max,
             });
         }
-        self.queue.push_back(message);
+        self.queue.push_back(Zeroizing::new(message));
         Ok(())
     }
 
@@ -375,27 +378,27 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let open = ready.schedule.open_slots();
         let max_len = ready.schedule.max_len();
         let mut cts = Vec::with_capacity(open.len());
-        let mut frame = Vec::new();
+        let mut frame = Zeroizing::new(Vec::new());
         for o in &open {
             let owner = ready.slot == Some(o.slot);
             let prepared = match ready.nets.prepare(o, round) {
                 Ok(p) => p,
                 Err(_) => return,
             };
-            let mut payload = None;
+            let mut payload: Option<Zeroizing<Vec<u8>>> = None;
             if owner {
                 match o.kind {
                     SlotKind::Verifiable if hybrid => {
                         if let Some(acc) = ready.accusation.take() {
                             let content = join_payload(0, &acc.to_bytes());
-                            payload = Some(signed_content(
+                            payload = Some(Zeroizing::new(signed_content(
                                 &self.pseudonym,
                                 &self.session,
                                 round,
                                 o,
                                 content,
                                 &mut self.rng,
-                            ));
+                            )));
                         }
                     }
                     _ => {
@@ -412,16 +415,16 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                         };
                         if body.is_some() || !self.queue.is_empty() {
                             let message = body.unwrap_or_default();
-                            let content = join_payload(next, &message);
+                            let content = Zeroizing::new(join_payload(next, &message));
                             payload = Some(if sig_overhead > 0 {
-                                signed_content(
+                                Zeroizing::new(signed_content(
                                     &self.pseudonym,
                                     &self.session,
                                     round,
                                     o,
-                                    content,
+                                    content.to_vec(),
                                     &mut self.rng,
-                                )
+                                ))
                             } else {
                                 content
                             });
@@ -429,7 +432,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                     }
                 }
             }
-            let owner_arg = payload.as_deref().map(|p| (&self.pseudonym, p));
+            let owner_arg = payload.as_deref().map(|p| (&self.pseudonym, p.as_slice()));
             let ct = match ready.nets.client_ciphertext(
                 &ready.secrets,
                 &prepared,
@@ -462,8 +465,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                     None,
                     &mut self.rng,
                 ) {
-                    Ok(cover) => ct.iter().zip(&cover).map(|(a, b)| a ^ b).collect(),
-                    Err(_) => Vec::new(),
+                    Ok(cover) => {
+                        Zeroizing::new(ct.iter().zip(&cover).map(|(a, b)| a ^ b).collect())
+                    }
+                    Err(_) => Zeroizing::new(Vec::new()),
                 };
             }
             cts.push(ct);
@@ -594,7 +599,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             let ok = result.slots.iter().any(|(o, out)| {
                 Some(o.slot) == ready.slot
                     && o.kind == message_kind
-                    && matches!(out, SlotOutput::Message(m) if *m == sent)
+                    && matches!(out, SlotOutput::Message(m) if m[..] == sent[..])
             });
             if !ok {
                 self.queue.push_front(sent);
@@ -621,7 +626,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         Ok(())
     }
 
-    /// A server asks this client to rebut an accusation it is the suspect of.
+    /// A server asks this client to rebut the accusations of a round it is a suspect of.
     ///
     /// Every claim about our pad bits is checked against the truth, whichever request brings
     /// it: a false one is answered at once with a lie proof (conclusive on its own). "No
@@ -637,26 +642,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             return Ok(());
         };
         let request = RebuttalRequest::from_bytes(&env.payload).map_err(malformed)?;
-        let acc = request.accusation;
-        if request.suspect != self.id || env.header().round != acc.round {
+        let round = request.round;
+        if request.suspect != self.id || env.header().round != round {
             return Ok(());
         }
-        let Some((open, _)) = ready.sent.get(&acc.round) else {
-            return Ok(());
-        };
-        let Some(slot) = open
-            .iter()
-            .find(|o| o.kind == SlotKind::Xor && o.slot == acc.slot)
-        else {
+        let Some((open, _)) = ready.sent.get(&round) else {
             return Ok(());
         };
         let (Some(xor), Some(state)) = (ready.nets.xor.as_ref(), ready.secrets.xor.as_ref()) else {
             return Ok(());
         };
-        let sr = SlotRound::new(acc.slot, acc.round, slot.len);
-        if ready.defence.as_ref().is_none_or(|d| d.accusation != acc) {
+        if ready.defence.as_ref().is_none_or(|d| d.round != round) {
             ready.defence = Some(Defence {
-                accusation: acc,
+                round,
                 proven: Vec::new(),
                 answered: Vec::new(),
             });
@@ -670,24 +668,49 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             let Some((j, claim, e)) = open_blame_bits(&self.config, &self.session, bytes) else {
                 continue;
             };
-            if claim.accusation != acc || claim.slot_len != slot.len as u64 {
+            if claim.round != round {
                 continue;
             }
-            let Some(claimed) = claim.bit_for(self.id) else {
-                continue;
-            };
-            let truth = XorOf::<S>::client_pad_bit(xor, state, j, sr, acc.bit).ok();
-            if truth.is_some_and(|t| t != claimed) {
-                if !defence.proven.contains(&j) {
-                    defence.proven.push(j);
-                    lies.push((j, bytes.clone()));
+            let mut false_claim = None;
+            for trace in &claim.traces {
+                let acc = trace.accusation;
+                // The capacity we used in that slot: a claim about another stream is no claim
+                // about our pads.
+                let Some(slot) = open
+                    .iter()
+                    .find(|o| o.kind == SlotKind::Xor && o.slot == acc.slot)
+                else {
+                    continue;
+                };
+                let Some((claimed, len)) = claim.claim(&acc, self.id) else {
+                    continue;
+                };
+                if len != slot.len as u64 {
+                    continue;
                 }
-            } else if let Some(entry) = set.get_mut(j.0 as usize) {
-                entry.get_or_insert(e.header().digest);
+                let sr = SlotRound::new(acc.slot, round, slot.len);
+                let truth = XorOf::<S>::client_pad_bit(xor, state, j, sr, acc.bit).ok();
+                if truth.is_some_and(|t| t != claimed) {
+                    false_claim = Some(acc);
+                    break;
+                }
+            }
+            match false_claim {
+                Some(acc) => {
+                    if !defence.proven.contains(&j) {
+                        defence.proven.push(j);
+                        lies.push((j, acc, bytes.clone()));
+                    }
+                }
+                None => {
+                    if let Some(entry) = set.get_mut(j.0 as usize) {
+                        entry.get_or_insert(e.header().digest);
+                    }
+                }
             }
         }
         let mut answers = Vec::new();
-        for (j, bits) in lies {
+        for (j, accusation, bits) in lies {
             let reveal = XorOf::<S>::pad_bit_reveal_client(
                 xor.roster(),
                 self.id,
@@ -697,7 +720,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             );
             if let Ok(reveal) = reveal {
                 answers.push(Rebuttal::LieProof {
-                    accusation: acc,
+                    accusation,
                     bits,
                     reveal: reveal.to_bytes(),
                 });
@@ -709,10 +732,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             && defence.answered.len() < m
         {
             defence.answered.push(digests.clone());
-            answers.push(Rebuttal::NoObjection {
-                accusation: acc,
-                digests,
-            });
+            answers.push(Rebuttal::NoObjection { round, digests });
         }
         for answer in answers {
             let payload = answer.to_bytes();
@@ -721,7 +741,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 self.send(
                     Party::Server(ServerId(j)),
                     Kind::Rebuttal,
-                    acc.round,
+                    round,
                     payload.clone(),
                 );
             }

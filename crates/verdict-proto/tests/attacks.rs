@@ -11,6 +11,7 @@ use rand_chacha::rand_core::SeedableRng;
 use verdict_dcnet::elgamal::ElGamal;
 use verdict_dcnet::{ElementSum, HashingGenerator};
 use verdict_group::{Group, Ristretto255, SecretScalar};
+use verdict_proto::blame::{BlameBits, Rebuttal, RebuttalRequest, Verdict};
 use verdict_proto::sim::{Adversary, Network, Simulator};
 use verdict_proto::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
 use verdict_proto::{
@@ -203,13 +204,13 @@ fn truthful_version(
     rng: &mut ChaCha20Rng,
 ) -> Vec<u8> {
     let env = Envelope::<G>::from_bytes(lying).unwrap();
-    let mut payload = env.payload.clone();
-    // accusation (20 bytes) ‖ slot capacity (u64) ‖ count (u32) ‖ (client u32 ‖ bit u8)*
-    for entry in 0..2 {
-        let at = 20 + 8 + 4 + entry * 5 + 4;
-        payload[at] ^= 1;
+    let mut claim = BlameBits::from_bytes(&env.payload).unwrap();
+    for trace in &mut claim.traces {
+        for b in trace.bits.iter_mut().take(2) {
+            *b = !*b;
+        }
     }
-    reseal(key, &env, payload, rng)
+    reseal(key, &env, claim.to_bytes(), rng)
 }
 
 /// The verdict the review found: the honest suspect must never be excluded and only the liar
@@ -264,9 +265,10 @@ fn blame_bits_replaced_after_the_suspect_is_fixed_are_equivocation() {
                 }
                 Kind::Verdict => {
                     // The liar agrees with whatever convicts the suspect.
-                    let mut payload = env.payload[..20].to_vec();
-                    payload.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
-                    return Some(reseal(&key, &env, payload, &mut r));
+                    let mut verdict = Verdict::from_bytes(&env.payload).unwrap();
+                    verdict.culprits = vec![ClientId(0)];
+                    verdict.rebuttals.clear();
+                    return Some(reseal(&key, &env, verdict.to_bytes(), &mut r));
                 }
                 _ => {}
             }
@@ -326,16 +328,18 @@ fn an_early_incomplete_rebuttal_request_does_not_convict_the_suspect() {
             // Server 2 asks the suspect first, showing it only a truthful copy of its own bits.
             let env = Envelope::<G>::from_bytes(&bits).unwrap();
             let truth = truthful_version(&key, &bits, &mut r);
-            let mut w = Writer::new();
-            w.raw(&env.payload[..20]).u32(0);
-            write_byte_list(&mut w, &[truth]);
+            let early = RebuttalRequest {
+                round: env.header().round,
+                suspect: ClientId(0),
+                bits: vec![truth],
+            };
             let request = Envelope::seal(
                 &key,
                 Kind::RebuttalRequest,
                 Party::Server(ServerId(2)),
                 env.header().session,
                 env.header().round,
-                w.finish(),
+                early.to_bytes(),
                 &mut r,
             );
             sim.inject(
@@ -668,8 +672,8 @@ fn a_client_flood_of_next_round_messages_does_not_push_out_server_messages() {
     assert!((0..3).all(|j| sim.server(j).unwrap().round() >= 6));
 }
 
-/// An accusation's bytes, session and round, as a flooding client learns them.
-type AccusationSeen = (Vec<u8>, [u8; 32], u64);
+/// The session and accused round of a blame, as a flooding client learns them.
+type AccusationSeen = ([u8; 32], u64);
 
 #[test]
 fn a_client_cannot_crowd_out_the_suspects_rebuttal() {
@@ -695,13 +699,9 @@ fn a_client_cannot_crowd_out_the_suspects_rebuttal() {
                 let mut a = accusation.lock().unwrap();
                 let seen = a
                     .as_ref()
-                    .is_some_and(|(p, _, _)| p[..] == env.payload[..20]);
+                    .is_some_and(|(_, round)| *round == env.header().round);
                 if !seen {
-                    *a = Some((
-                        env.payload[..20].to_vec(),
-                        env.header().session,
-                        env.header().round,
-                    ));
+                    *a = Some((env.header().session, env.header().round));
                     drop(a);
                     *fresh.lock().unwrap() = true;
                 }
@@ -716,14 +716,16 @@ fn a_client_cannot_crowd_out_the_suspects_rebuttal() {
         if !sim.step() {
             break;
         }
-        let acc = accusation.lock().unwrap().clone();
-        if let (Some((acc, session, round)), true) =
-            (acc, core::mem::take(&mut *fresh.lock().unwrap()))
+        let acc = *accusation.lock().unwrap();
+        if let (Some((session, round)), true) = (acc, core::mem::take(&mut *fresh.lock().unwrap()))
         {
-            // Junk rebuttals for this accusation, before the suspect is known anywhere.
+            // Junk rebuttals for this blame, before the suspects are known anywhere.
             for k in 0..50u8 {
-                let mut payload = acc.clone();
-                payload.push(k % 2);
+                let payload = Rebuttal::NoObjection {
+                    round,
+                    digests: vec![[k; 32]; 3],
+                }
+                .to_bytes();
                 let junk = Envelope::seal(
                     &key,
                     Kind::Rebuttal,

@@ -1,35 +1,39 @@
-//! Hybrid blame at a server: accusation → pad bits → suspect → rebuttal → verdict.
+//! Hybrid blame at a server: accusations → pad bits → suspects → rebuttals → verdict.
 //!
-//! 1. An accusation carried in round `r + 1`'s output about XOR slot `s` of round `r` (and no
-//!    other round: only then was its accusation slot open) starts blame once certified. Each
-//!    server broadcasts its signed [`BlameBits`]; like every step message they are tracked for
-//!    equivocation, so each server's *first* claim is the only one.
-//! 2. With all `M` in, each server's bits must XOR to its committed ciphertext bit
-//!    ([`ServerFault::WrongBlameBits`] otherwise); the suspect is the first client whose signed
-//!    ciphertext bit differs from the XOR of its claimed pad bits. All honest servers hold the
-//!    same claims, so they agree on the suspect without exchanging anything more.
-//! 3. Every server sends the suspect all `M` claims. The suspect answers every server directly
+//! 1. The accusations carried in round `r + 1`'s output about XOR slots of round `r` (and no
+//!    other round: only then were their accusation slots open) start one blame for round `r`
+//!    once certified; every accusation is traced, so several disruptors of one round are all
+//!    found. Each server broadcasts its signed [`BlameBits`]; like every step message they are
+//!    tracked for equivocation, so each server's *first* claim is the only one.
+//! 2. With all `M` in, each server's bits must XOR to its committed ciphertext bit in every
+//!    accused slot ([`ServerFault::WrongBlameBits`] otherwise); an accusation's suspect is the
+//!    first client whose signed ciphertext bit differs from the XOR of its claimed pad bits.
+//!    All honest servers hold the same claims, so they agree on the suspects without exchanging
+//!    anything more.
+//! 3. Every server sends each suspect all `M` claims. A suspect answers every server directly
 //!    with a [`Rebuttal`]: a lie proof (conclusive, checked whenever and wherever it appears:
 //!    the lying server is halted) or "no objection" to exactly the claims we hold.
-//! 4. A server decides when the suspect has no objection to our claims, or at the rebuttal
-//!    deadline, and signs a [`Verdict`] carrying the rebuttal it decided on. The verdict is a
-//!    function of that evidence (the suspect, unless a lie proof names a server; nobody if no
-//!    client deviates); a server whose signed verdict is not is at fault
-//!    ([`ServerFault::BadVerdict`]), so no single server can shield a jammer.
-//! 5. With all `M` verdicts in, the suspect is excluded from the next round.
+//! 4. A server decides once every suspect has no objection to our claims, or at the rebuttal
+//!    deadline, and signs a [`Verdict`] carrying the rebuttals it decided on. The verdict is a
+//!    function of that evidence (every suspect, unless a lie proof names a server); a server
+//!    whose signed verdict is not is at fault ([`ServerFault::BadVerdict`]), so no single
+//!    server can shield a jammer.
+//! 5. With all `M` verdicts in, the suspects are excluded from the next round.
 
 use core::time::Duration;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party, ServerId, SlotRound};
 use verdict_group::Group;
 
 use super::*;
-use crate::blame::{BlameBits, Rebuttal, RebuttalRequest, Verdict, check_lie_proof, open_relayed};
+use crate::blame::{
+    BlameBits, Rebuttal, RebuttalRequest, TraceBits, Verdict, check_lie_proof, open_relayed,
+};
 
-/// Blame messages a server keeps from one peer for an accusation it has not started tracing
-/// (a faster server's pad bits and verdict).
+/// Blame messages a server keeps from one peer for a blame it has not started (a faster
+/// server's pad bits and verdict).
 const EARLY_PER_SERVER: usize = 2;
 
 /// Bit `bit` of `bytes` (byte `bit / 8`, least significant bit first).
@@ -43,45 +47,37 @@ pub(crate) fn accusation_len<S: ProtoSuite>() -> usize {
     HEADER_LEN + ACCUSATION_LEN + verdict_nizk::Signature::<S::G>::ENCODED_LEN
 }
 
-/// One server's (first) signed claim.
+/// One server's (first) signed claims.
 struct Claim {
     bits: BlameBits,
     envelope: Vec<u8>,
     digest: [u8; 32],
 }
 
-/// Whom the claims point at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Suspect {
-    /// Not all claims are in yet.
-    Unknown,
-    /// Every client's ciphertext bit matches its pads: the accusation was false.
-    Nobody,
-    /// The first deviating client.
-    Client(ClientId),
-}
-
-impl Suspect {
-    /// The verdict the evidence implies (short of a lie proof, which halts instead).
-    fn culprit(self) -> Option<Party> {
-        match self {
-            Self::Client(c) => Some(Party::Client(c)),
-            Self::Unknown | Self::Nobody => None,
-        }
-    }
-}
-
-/// An accusation being traced.
-pub(crate) struct Blame<G: Group> {
+/// One accusation being traced.
+struct Trace {
     accusation: Accusation,
+    /// Position of the accused slot among the round's open slots.
+    k: usize,
     slot_len: usize,
+    /// Its suspect once every claim is in (`None` inside: nobody deviates).
+    suspect: Option<Option<ClientId>>,
+}
+
+/// A blame of one round.
+pub(crate) struct Blame<G: Group> {
+    round: u64,
+    traces: Vec<Trace>,
     clients: Vec<ClientId>,
     claims: Vec<Option<Claim>>,
-    suspect: Suspect,
+    /// Every suspect, once known.
+    suspects: Option<BTreeSet<ClientId>>,
     deadline: Option<Duration>,
-    /// "No objection" rebuttals that arrived before the suspect was known (one per client).
+    /// Each suspect's "no objection" to our claims.
+    answers: BTreeMap<ClientId, Vec<u8>>,
+    /// "No objection" rebuttals that arrived before the suspects were known (one per client).
     objections: BTreeMap<ClientId, Vec<u8>>,
-    /// Verdicts that arrived before the suspect was known (tracked: one per server).
+    /// Verdicts that arrived before the suspects were known (tracked: one per server).
     early_verdicts: Vec<Option<Envelope<G>>>,
     decided: bool,
     verdicts: Vec<Option<Vec<u8>>>,
@@ -90,20 +86,23 @@ pub(crate) struct Blame<G: Group> {
 impl<G: Group> Blame<G> {
     /// The server whose message the blame waits for, if it waits for a server.
     pub(crate) fn awaited_server(&self) -> Option<ServerId> {
-        let missing = match self.suspect {
-            Suspect::Unknown => self.claims.iter().position(Option::is_none),
-            _ if self.decided => self.verdicts.iter().position(Option::is_none),
-            // Waiting for the suspect (until the deadline), not for a server.
-            _ => None,
+        let missing = if self.suspects.is_none() {
+            self.claims.iter().position(Option::is_none)
+        } else if self.decided {
+            self.verdicts.iter().position(Option::is_none)
+        } else {
+            // Waiting for the suspects (until the deadline), not for a server.
+            None
         };
         missing.map(|j| ServerId(j as u32))
     }
 
     /// The rebuttal deadline, while it matters.
     pub(crate) fn pending_deadline(&self) -> Option<Duration> {
-        match self.suspect {
-            Suspect::Client(_) if !self.decided => self.deadline,
-            _ => None,
+        if self.suspects.is_some() && !self.decided {
+            self.deadline
+        } else {
+            None
         }
     }
 
@@ -115,9 +114,27 @@ impl<G: Group> Blame<G> {
             .map(|c| c.as_ref().map(|c| c.digest))
             .collect()
     }
+
+    /// Whether `env` is a suspect's signed "no objection" to exactly our claims.
+    fn is_answer<S: ProtoSuite<G = G>>(
+        &self,
+        config: &GroupConfig<S>,
+        session: &SessionId,
+        env: &[u8],
+    ) -> Option<ClientId> {
+        let e = open_relayed(config, session, Kind::Rebuttal, env)?;
+        let Party::Client(c) = e.header().sender else {
+            return None;
+        };
+        let Ok(Rebuttal::NoObjection { round, digests }) = Rebuttal::from_bytes(&e.payload) else {
+            return None;
+        };
+        let suspect = self.suspects.as_ref()?.contains(&c);
+        (suspect && round == self.round && self.digests().as_ref() == Some(&digests)).then_some(c)
+    }
 }
 
-/// Blame messages that arrived before this server started tracing their accusation.
+/// Blame messages that arrived before this server started their blame.
 pub(crate) struct EarlyBlame<G: Group> {
     from_servers: BTreeMap<ServerId, Vec<Envelope<G>>>,
     objections: BTreeMap<ClientId, Envelope<G>>,
@@ -139,62 +156,104 @@ impl<G: Group> EarlyBlame<G> {
     }
 }
 
+/// The accused round a blame message is about (its first field in every blame payload but a
+/// lie proof, which is handled on its own).
+fn blame_round_of(payload: &[u8]) -> Option<u64> {
+    Some(u64::from_le_bytes(payload.get(..8)?.try_into().ok()?))
+}
+
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    /// Starts tracing `acc`, carried in the certified output of round `carrier`.
-    pub(crate) fn start_blame(&mut self, acc: Accusation, carrier: u64) {
-        self.events.push_back(Event::Accusation(acc));
+    /// Starts tracing `accusations`, carried in the certified output of round `carrier`.
+    pub(crate) fn start_blame(&mut self, accusations: Vec<Accusation>, carrier: u64) {
         let m = self.config.num_servers();
         let lie = self.lie_in_blame;
+        let mut unfounded = Vec::new();
         let State::Running(run) = &mut self.state else {
             return;
         };
-        // Only the round just before the carrier opened this accusation slot.
-        if acc.round.checked_add(1) != Some(carrier) {
-            return self.unfounded(acc);
+        let Some(round) = carrier.checked_sub(1) else {
+            return;
+        };
+        let Some(arch) = run.history.get(&round) else {
+            return;
+        };
+        // Only accusations of the round just before the carrier (the one that opened their
+        // slots), each about a corrupted XOR slot whose accused bit came out 1.
+        let mut traces: Vec<Trace> = Vec::new();
+        for acc in accusations {
+            let k = arch
+                .open
+                .iter()
+                .position(|o| o.kind == SlotKind::Xor && o.slot == acc.slot);
+            let founded = acc.round == round
+                && k.is_some_and(|k| match (arch.open.get(k), arch.outputs.get(k)) {
+                    (Some(_), Some(SlotOutput::Corrupt(raw))) => bit_of(raw, acc.bit) == Some(true),
+                    _ => false,
+                });
+            match k {
+                Some(k) if founded && !traces.iter().any(|t| t.accusation.slot == acc.slot) => {
+                    let slot_len = arch.open.get(k).map_or(0, |o| o.len);
+                    traces.push(Trace {
+                        accusation: acc,
+                        k,
+                        slot_len,
+                        suspect: None,
+                    });
+                }
+                _ => unfounded.push(acc),
+            }
         }
-        let Some(arch) = run.history.get(&acc.round) else {
-            return self.unfounded(acc);
-        };
-        let Some(k) = arch
-            .open
-            .iter()
-            .position(|o| o.kind == SlotKind::Xor && o.slot == acc.slot)
-        else {
-            return self.unfounded(acc);
-        };
-        let (Some(open), Some(SlotOutput::Corrupt(raw))) = (arch.open.get(k), arch.outputs.get(k))
-        else {
-            return self.unfounded(acc);
-        };
-        if bit_of(raw, acc.bit) != Some(true) {
-            return self.unfounded(acc);
-        }
-        let slot_len = open.len;
+        traces.sort_by_key(|t| t.accusation.slot);
         let clients: Vec<ClientId> = arch.accepted.keys().copied().collect();
         let (Some(xor), Some(state)) = (run.nets.xor.as_ref(), run.secrets.xor.as_ref()) else {
-            return self.unfounded(acc);
+            return;
         };
-        let sr = SlotRound::new(acc.slot, acc.round, slot_len);
-        let mut bits = Vec::with_capacity(clients.len());
-        for c in &clients {
-            match XorOf::<S>::server_pad_bit(xor, state, *c, sr, acc.bit) {
-                Ok(b) => bits.push(b),
-                Err(_) => return self.unfounded(acc),
+        let mut claims = Vec::with_capacity(traces.len());
+        for t in &traces {
+            let sr = SlotRound::new(t.accusation.slot, round, t.slot_len);
+            let mut bits = Vec::with_capacity(clients.len());
+            for c in &clients {
+                match XorOf::<S>::server_pad_bit(xor, state, *c, sr, t.accusation.bit) {
+                    Ok(b) => bits.push(b),
+                    Err(_) => return,
+                }
             }
-        }
-        if lie {
-            // Simulator adversary: two flips keep the XOR consistent with its ciphertext.
-            for b in bits.iter_mut().take(2) {
-                *b = !*b;
+            if lie {
+                // Simulator adversary: two flips keep the XOR consistent with its ciphertext.
+                for b in bits.iter_mut().take(2) {
+                    *b = !*b;
+                }
             }
+            claims.push(TraceBits {
+                accusation: t.accusation,
+                slot_len: t.slot_len as u64,
+                bits,
+            });
         }
+        for t in &traces {
+            self.events.push_back(Event::Accusation(t.accusation));
+        }
+        for acc in unfounded {
+            self.events.push_back(Event::Accusation(acc));
+            self.events.push_back(Event::Verdict {
+                accusation: acc,
+                culprit: None,
+            });
+        }
+        if traces.is_empty() {
+            return;
+        }
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
         run.blame = Some(Blame {
-            accusation: acc,
-            slot_len,
+            round,
+            traces,
             clients: clients.clone(),
             claims: (0..m).map(|_| None).collect(),
-            suspect: Suspect::Unknown,
+            suspects: None,
             deadline: None,
+            answers: BTreeMap::new(),
             objections: BTreeMap::new(),
             early_verdicts: (0..m).map(|_| None).collect(),
             decided: false,
@@ -202,20 +261,15 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         });
         let early = core::mem::take(&mut run.early_blame);
         let claim = BlameBits {
-            accusation: acc,
-            slot_len: slot_len as u64,
+            round,
             clients,
-            bits,
+            traces: claims,
         };
-        self.broadcast(Kind::BlameBits, acc.round, claim.to_bytes());
-        // What faster peers sent about this accusation before we got here (each tracked on
-        // arrival already). Anything else is stale: one accusation is traced at a time, and no
-        // server gets further while one is (windows stay open until its verdict).
-        let about_this = |env: &Envelope<S::G>| {
-            env.payload
-                .get(..ACCUSATION_LEN)
-                .is_some_and(|p| p == acc.to_bytes())
-        };
+        self.broadcast(Kind::BlameBits, round, claim.to_bytes());
+        // What faster peers sent about this blame before we got here (each tracked on arrival
+        // already). Anything else is stale: one blame runs at a time, and no server gets
+        // further while one does (windows stay open until its verdict).
+        let about_this = |env: &Envelope<S::G>| blame_round_of(&env.payload) == Some(round);
         for env in early.from_servers.into_values().flatten() {
             if !about_this(&env) {
                 continue;
@@ -226,20 +280,15 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 _ => {}
             }
         }
-        for env in early.objections.into_values().filter(|e| about_this(e)) {
-            self.on_rebuttal(env);
+        for env in early.objections.into_values() {
+            if Rebuttal::from_bytes(&env.payload).is_ok_and(|r| r.round() == round) {
+                self.on_rebuttal(env);
+            }
         }
     }
 
-    fn unfounded(&mut self, acc: Accusation) {
-        self.events.push_back(Event::Verdict {
-            accusation: acc,
-            culprit: None,
-        });
-    }
-
-    /// Keeps a peer's blame message for an accusation we do not trace (yet); a server that
-    /// sends more than a step has is flooding us.
+    /// Keeps a peer's blame message for a blame we do not run (yet); a server that sends more
+    /// than a step has is flooding us.
     fn keep_early_from_server(&mut self, j: ServerId, env: Envelope<S::G>) {
         let State::Running(run) = &mut self.state else {
             return;
@@ -258,27 +307,33 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Ok(claim) = BlameBits::from_bytes(&env.payload) else {
             return self.bad_message(j, &env);
         };
-        if claim.accusation.round != env.header().round {
+        if claim.round != env.header().round {
             return self.bad_message(j, &env);
         }
         let State::Running(run) = &mut self.state else {
             return;
         };
-        let Some(blame) = run
-            .blame
-            .as_mut()
-            .filter(|b| b.accusation == claim.accusation)
-        else {
+        let Some(blame) = run.blame.as_mut().filter(|b| b.round == claim.round) else {
             return self.keep_early_from_server(j, env);
         };
-        if claim.clients != blame.clients || claim.slot_len != blame.slot_len as u64 {
-            // Not a claim about the accused round's accepted set: no correct server signs it.
-            let acc = blame.accusation;
+        let same_statement = claim.clients == blame.clients
+            && claim.traces.len() == blame.traces.len()
+            && claim.traces.iter().zip(&blame.traces).all(|(c, t)| {
+                c.accusation == t.accusation
+                    && c.slot_len == t.slot_len as u64
+                    && c.bits.len() == blame.clients.len()
+            });
+        if !same_statement {
+            // Not a claim about exactly the accusations and accepted set of the round: no
+            // correct server signs it.
+            let acc = blame.traces.first().map_or((blame.round, 0), |t| {
+                (t.accusation.round, t.accusation.slot)
+            });
             return self.halt(
                 j,
                 ServerFault::WrongBlameBits {
-                    round: acc.round,
-                    slot: acc.slot,
+                    round: acc.0,
+                    slot: acc.1,
                 },
                 vec![env.to_bytes()],
             );
@@ -296,8 +351,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         self.after_claims();
     }
 
-    /// With every claim in: each server's bits against its committed ciphertext, then the
-    /// suspect, then the rebuttal request.
+    /// With every claim in: each server's bits against its committed ciphertexts, then the
+    /// suspects, then the rebuttal requests.
     fn after_claims(&mut self) {
         let now = self.now;
         let timeout = self.config.policy.rebuttal_timeout;
@@ -307,101 +362,116 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Some(blame) = run.blame.as_mut() else {
             return;
         };
-        if blame.suspect != Suspect::Unknown || blame.claims.iter().any(Option::is_none) {
+        if blame.suspects.is_some() || blame.claims.iter().any(Option::is_none) {
             return;
         }
-        let acc = blame.accusation;
-        let Some(arch) = run.history.get(&acc.round) else {
+        let Some(arch) = run.history.get(&blame.round) else {
             return;
         };
-        let Some((k, open)) = arch
-            .open
-            .iter()
-            .enumerate()
-            .find(|(_, o)| o.kind == SlotKind::Xor && o.slot == acc.slot)
-        else {
-            return;
-        };
-        // 1. Each server's published pad bits must XOR to its own (committed) ciphertext bit.
-        for (j, claim) in blame.claims.iter().enumerate() {
-            let Some(claim) = claim else { return };
-            let own = arch.server_cts.get(j).and_then(|(_, v)| match v.get(k) {
-                Some(ServerCt::Xor(x)) => x.bit(acc.bit),
-                _ => None,
-            });
-            let xor = claim.bits.bits.iter().fold(false, |a, b| a ^ b);
-            if own != Some(xor) {
-                let mut evidence = vec![claim.envelope.clone()];
-                if let Some((e, _)) = arch.server_cts.get(j) {
-                    evidence.push(e.clone());
+        for (t_idx, trace) in blame.traces.iter_mut().enumerate() {
+            let acc = trace.accusation;
+            let k = trace.k;
+            // 1. Each server's pad bits must XOR to its own (committed) ciphertext bit.
+            for (j, claim) in blame.claims.iter().enumerate() {
+                let Some(claim) = claim else { return };
+                let own = arch.server_cts.get(j).and_then(|(_, v)| match v.get(k) {
+                    Some(ServerCt::Xor(x)) => x.bit(acc.bit),
+                    _ => None,
+                });
+                let bits = claim.bits.traces.get(t_idx).map(|t| &t.bits[..]);
+                let xor = bits.map(|b| b.iter().fold(false, |a, b| a ^ b));
+                if own.is_none() || own != xor {
+                    let mut evidence = vec![claim.envelope.clone()];
+                    if let Some((e, _)) = arch.server_cts.get(j) {
+                        evidence.push(e.clone());
+                    }
+                    return self.halt(
+                        ServerId(j as u32),
+                        ServerFault::WrongBlameBits {
+                            round: acc.round,
+                            slot: acc.slot,
+                        },
+                        evidence,
+                    );
                 }
-                return self.halt(
-                    ServerId(j as u32),
-                    ServerFault::WrongBlameBits {
-                        round: acc.round,
-                        slot: acc.slot,
-                    },
-                    evidence,
-                );
             }
-        }
-        // 2. The first client whose ciphertext bit differs from the XOR of its pad bits.
-        let mut suspect = Suspect::Nobody;
-        for (idx, c) in blame.clients.iter().enumerate() {
-            // Archived submissions are kept encoded (see `certify`).
-            let sent =
-                arch.accepted
-                    .get(c)
-                    .and_then(|s| match client_ct::<S>(open, &s.envelope, k) {
-                        Some(ClientCt::Xor(x)) => x.bit(acc.bit),
-                        _ => None,
-                    });
-            let pads = blame.claims.iter().flatten().fold(false, |a, claim| {
-                a ^ claim.bits.bits.get(idx).copied().unwrap_or(false)
-            });
-            if sent != Some(pads) {
-                suspect = Suspect::Client(*c);
-                break;
+            // 2. The first client whose ciphertext bit differs from the XOR of its pad bits.
+            let Some(open) = arch.open.get(k) else {
+                return;
+            };
+            let mut suspect = None;
+            for (idx, c) in blame.clients.iter().enumerate() {
+                // Archived submissions are kept encoded (see `certify`).
+                let sent =
+                    arch.accepted
+                        .get(c)
+                        .and_then(|s| match client_ct::<S>(open, &s.envelope, k) {
+                            Some(ClientCt::Xor(x)) => x.bit(acc.bit),
+                            _ => None,
+                        });
+                let pads = blame.claims.iter().flatten().fold(false, |a, claim| {
+                    let bit = claim
+                        .bits
+                        .traces
+                        .get(t_idx)
+                        .and_then(|t| t.bits.get(idx))
+                        .copied();
+                    a ^ bit.unwrap_or(false)
+                });
+                if sent != Some(pads) {
+                    suspect = Some(*c);
+                    break;
+                }
             }
+            trace.suspect = Some(suspect);
         }
-        blame.suspect = suspect;
+        let suspects: BTreeSet<ClientId> = blame
+            .traces
+            .iter()
+            .filter_map(|t| t.suspect.flatten())
+            .collect();
+        blame.suspects = Some(suspects.clone());
+        blame.deadline = Some(now + timeout);
         let early_verdicts: Vec<Envelope<S::G>> = blame
             .early_verdicts
             .iter_mut()
             .filter_map(Option::take)
             .collect();
-        match suspect {
-            Suspect::Client(c) if !self.excluded.contains(&c) => {
-                blame.deadline = Some(now + timeout);
-                let objections = core::mem::take(&mut blame.objections);
-                let request = RebuttalRequest {
-                    accusation: acc,
-                    suspect: c,
-                    bits: blame
-                        .claims
-                        .iter()
-                        .flatten()
-                        .map(|claim| claim.envelope.clone())
-                        .collect(),
-                };
-                // Every server asks (not only the suspect's upstream), so no single server
-                // can keep the suspect from answering.
-                self.send(
-                    Party::Client(c),
-                    Kind::RebuttalRequest,
-                    acc.round,
-                    request.to_bytes(),
-                );
-                for (_, bytes) in objections {
-                    if let Ok(env) = Envelope::<S::G>::from_bytes(&bytes) {
-                        self.on_rebuttal(env);
-                    }
-                }
-            }
-            // Traced to a client an earlier verdict already excluded (it jammed several
-            // rounds), or to nobody (a false accusation): nothing to rebut.
-            _ => self.decide(None),
+        let objections = core::mem::take(&mut blame.objections);
+        let round = blame.round;
+        let envelopes: Vec<Vec<u8>> = blame
+            .claims
+            .iter()
+            .flatten()
+            .map(|claim| claim.envelope.clone())
+            .collect();
+        // Every server asks (not only a suspect's upstream), so no single server can keep a
+        // suspect from answering. A suspect an earlier verdict already excluded has nothing to
+        // rebut (it jammed several rounds).
+        let to_ask: Vec<ClientId> = suspects
+            .iter()
+            .copied()
+            .filter(|c| !self.excluded.contains(c))
+            .collect();
+        for c in to_ask {
+            let request = RebuttalRequest {
+                round,
+                suspect: c,
+                bits: envelopes.clone(),
+            };
+            self.send(
+                Party::Client(c),
+                Kind::RebuttalRequest,
+                round,
+                request.to_bytes(),
+            );
         }
+        for (_, bytes) in objections {
+            if let Ok(env) = Envelope::<S::G>::from_bytes(&bytes) {
+                self.on_rebuttal(env);
+            }
+        }
+        self.maybe_decide();
         for env in early_verdicts {
             self.on_verdict(env);
         }
@@ -416,36 +486,31 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 source: WireError::Invalid("rebuttal"),
             });
         };
-        let (acc, digests) = match rebuttal {
-            Rebuttal::LieProof { .. } => return self.on_lie_proof(&env),
-            Rebuttal::NoObjection {
-                accusation,
-                digests,
-            } => (accusation, digests),
-        };
+        if let Rebuttal::LieProof { .. } = rebuttal {
+            return self.on_lie_proof(&env);
+        }
+        let round = rebuttal.round();
         let State::Running(run) = &mut self.state else {
             return;
         };
-        let Some(blame) = run.blame.as_mut().filter(|b| b.accusation == acc) else {
-            // Blame not started here yet (the suspect answered a faster server): keep one
-            // per client until it does.
+        let Some(blame) = run.blame.as_mut().filter(|b| b.round == round) else {
+            // Blame not started here yet (the suspect answered a faster server): keep the
+            // latest per client until it does.
             run.early_blame.objections.insert(c, env);
             return;
         };
-        match blame.suspect {
-            Suspect::Unknown => {
-                blame.objections.entry(c).or_insert_with(|| env.to_bytes());
-            }
-            Suspect::Client(s)
-                if s == c && !blame.decided && blame.digests().as_ref() == Some(&digests) =>
-            {
-                // The suspect saw exactly our claims and objects to none.
-                self.decide(Some(env.to_bytes()));
-            }
-            // Someone else's, or about claims we do not hold (an equivocating server's other
-            // version: the echoes will name it), or too late: not evidence for our verdict.
-            _ => {}
+        if blame.suspects.is_none() {
+            blame.objections.entry(c).or_insert_with(|| env.to_bytes());
+            return;
         }
+        let bytes = env.to_bytes();
+        if !blame.decided && blame.is_answer(&self.config, &self.session, &bytes) == Some(c) {
+            // The suspect saw exactly our claims and objects to none of them.
+            blame.answers.entry(c).or_insert(bytes);
+            self.maybe_decide();
+        }
+        // Otherwise someone else's, about claims we do not hold (an equivocating server's other
+        // version: the echoes name it), or too late: not evidence for our verdict.
     }
 
     /// The server a signed rebuttal proves lied, with the accusation and its signed claim.
@@ -488,12 +553,31 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             .is_some_and(|d| now >= d)
         {
             // A suspect that does not answer in time is treated as guilty.
-            self.decide(None);
+            self.decide();
         }
     }
 
-    /// Signs our verdict, resting on `rebuttal` (none: no suspect, or the deadline passed).
-    fn decide(&mut self, rebuttal: Option<Vec<u8>>) {
+    /// Decides as soon as every suspect (not excluded before) has no objection to our claims.
+    fn maybe_decide(&mut self) {
+        let State::Running(run) = &self.state else {
+            return;
+        };
+        let Some(blame) = &run.blame else {
+            return;
+        };
+        let Some(suspects) = &blame.suspects else {
+            return;
+        };
+        if suspects
+            .iter()
+            .all(|c| self.excluded.contains(c) || blame.answers.contains_key(c))
+        {
+            self.decide();
+        }
+    }
+
+    /// Signs our verdict on the suspects' rebuttals we hold.
+    fn decide(&mut self) {
         let dissent = self.dissent_in_blame;
         let State::Running(run) = &mut self.state else {
             return;
@@ -501,18 +585,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Some(blame) = run.blame.as_mut().filter(|b| !b.decided) else {
             return;
         };
+        let Some(suspects) = &blame.suspects else {
+            return;
+        };
         blame.decided = true;
         let verdict = Verdict {
-            accusation: blame.accusation,
+            round: blame.round,
             // Simulator adversary: "nobody is to blame", whatever the evidence.
-            culprit: if dissent {
-                None
+            culprits: if dissent {
+                Vec::new()
             } else {
-                blame.suspect.culprit()
+                suspects.iter().copied().collect()
             },
-            rebuttal,
+            rebuttals: blame.answers.values().cloned().collect(),
         };
-        self.broadcast(Kind::Verdict, verdict.accusation.round, verdict.to_bytes());
+        self.broadcast(Kind::Verdict, verdict.round, verdict.to_bytes());
     }
 
     pub(crate) fn on_verdict(&mut self, env: Envelope<S::G>) {
@@ -522,85 +609,37 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Ok(verdict) = Verdict::from_bytes(&env.payload) else {
             return self.bad_message(j, &env);
         };
-        if verdict.accusation.round != env.header().round {
+        if verdict.round != env.header().round {
             return self.bad_message(j, &env);
-        }
-        if let Some(r) = &verdict.rebuttal
-            && let Ok(inner) = Envelope::<S::G>::from_bytes(r)
-            && matches!(
-                Rebuttal::from_bytes(&inner.payload),
-                Ok(Rebuttal::LieProof { .. })
-            )
-        {
-            // A lie proof is conclusive wherever it comes from; an invalid one is the fault of
-            // the server that signed a verdict on it.
-            return match self.lie_proof_in(r) {
-                Some((liar, acc, claim)) => self.halt(
-                    liar,
-                    ServerFault::WrongBlameBits {
-                        round: acc.round,
-                        slot: acc.slot,
-                    },
-                    vec![claim, r.clone()],
-                ),
-                None => {
-                    let acc = verdict.accusation;
-                    self.halt(
-                        j,
-                        ServerFault::BadVerdict {
-                            round: acc.round,
-                            slot: acc.slot,
-                        },
-                        vec![env.to_bytes()],
-                    )
-                }
-            };
         }
         let State::Running(run) = &mut self.state else {
             return;
         };
-        let Some(blame) = run
-            .blame
-            .as_mut()
-            .filter(|b| b.accusation == verdict.accusation)
-        else {
+        let Some(blame) = run.blame.as_mut().filter(|b| b.round == verdict.round) else {
             return self.keep_early_from_server(j, env);
         };
-        if blame.suspect == Suspect::Unknown {
+        let Some(suspects) = blame.suspects.clone() else {
             if let Some(slot) = blame.early_verdicts.get_mut(j.0 as usize) {
                 *slot = Some(env);
             }
             return;
-        }
-        // The verdict must be what its own evidence implies, given the claims all honest
-        // servers hold.
-        let evidence_ok = match (&verdict.rebuttal, blame.suspect) {
-            (None, _) => true,
-            (Some(r), Suspect::Client(s)) => {
-                open_relayed(&self.config, &self.session, Kind::Rebuttal, r).is_some_and(|e| {
-                    e.header().sender == Party::Client(s)
-                        && Rebuttal::from_bytes(&e.payload).is_ok_and(|reb| match reb {
-                            Rebuttal::NoObjection {
-                                accusation,
-                                digests,
-                            } => {
-                                accusation == blame.accusation
-                                    && blame.digests().as_ref() == Some(&digests)
-                            }
-                            Rebuttal::LieProof { .. } => false,
-                        })
-                })
-            }
-            (Some(_), _) => false,
         };
-        if !evidence_ok || verdict.culprit != blame.suspect.culprit() {
-            let acc = blame.accusation;
+        // The verdict must be what its own evidence implies, given the claims all honest
+        // servers hold: every suspect, each rebuttal a suspect's "no objection" to our claims.
+        let mut answered = BTreeSet::new();
+        let evidence_ok = verdict.rebuttals.iter().all(|r| {
+            blame
+                .is_answer(&self.config, &self.session, r)
+                .is_some_and(|c| answered.insert(c))
+        });
+        let culprits: BTreeSet<ClientId> = verdict.culprits.iter().copied().collect();
+        if !evidence_ok || culprits != suspects {
+            let (round, slot) = blame.traces.first().map_or((blame.round, 0), |t| {
+                (t.accusation.round, t.accusation.slot)
+            });
             return self.halt(
                 j,
-                ServerFault::BadVerdict {
-                    round: acc.round,
-                    slot: acc.slot,
-                },
+                ServerFault::BadVerdict { round, slot },
                 vec![env.to_bytes()],
             );
         }
@@ -622,8 +661,6 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Some(blame) = run.blame.take() else {
             return;
         };
-        let acc = blame.accusation;
-        let culprit = blame.suspect.culprit();
         let mut evidence: Vec<Vec<u8>> = blame
             .claims
             .iter()
@@ -631,25 +668,28 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             .map(|c| c.envelope.clone())
             .collect();
         evidence.extend(blame.verdicts.into_iter().flatten());
-        if let Some(Party::Client(c)) = culprit
-            && !self.excluded.contains(&c)
-        {
-            let reason = ExclusionReason::Disruption {
-                round: acc.round,
-                slot: acc.slot,
-            };
-            run.pending_exclusions.push((c, reason));
-            self.excluded.insert(c);
-            self.events.push_back(Event::Excluded {
-                client: c,
-                reason,
-                evidence,
+        for trace in &blame.traces {
+            let culprit = trace.suspect.flatten();
+            if let Some(c) = culprit
+                && !self.excluded.contains(&c)
+            {
+                let reason = ExclusionReason::Disruption {
+                    round: trace.accusation.round,
+                    slot: trace.accusation.slot,
+                };
+                run.pending_exclusions.push((c, reason));
+                self.excluded.insert(c);
+                self.events.push_back(Event::Excluded {
+                    client: c,
+                    reason,
+                    evidence: evidence.clone(),
+                });
+            }
+            self.events.push_back(Event::Verdict {
+                accusation: trace.accusation,
+                culprit: culprit.map(Party::Client),
             });
         }
-        self.events.push_back(Event::Verdict {
-            accusation: acc,
-            culprit,
-        });
         // Drop submissions of newly excluded clients and let the window close.
         let excluded = self.excluded.clone();
         if let State::Running(run) = &mut self.state {

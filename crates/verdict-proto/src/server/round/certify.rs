@@ -144,8 +144,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             participants: result.participants(),
         });
         self.last_progress = now;
-        if let Some(acc) = accusations.into_iter().next() {
-            self.start_blame(acc, round_no);
+        if !accusations.is_empty() {
+            self.start_blame(accusations, round_no);
         }
         // Verified and tracked on arrival: straight to the round logic.
         for env in future.drain() {

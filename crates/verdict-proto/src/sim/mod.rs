@@ -23,7 +23,10 @@ use crate::keys::SecretKeys;
 use crate::policy::Policy;
 use crate::server::Server;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+
+mod adversary;
+
+pub use adversary::Adversary;
 
 /// Link model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,92 +47,6 @@ impl Default for Network {
             jitter: Duration::ZERO,
         }
     }
-}
-
-/// A misbehaving participant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Adversary {
-    /// From `from_round` on, flips the high bit of every byte of the message area of its
-    /// ciphertext in every XOR slot (hybrid mode): a disruptor blame must trace.
-    JammingClient {
-        /// The client.
-        client: ClientId,
-        /// First round it jams.
-        from_round: u64,
-    },
-    /// In `round`, sends the ciphertext it built for one verifiable slot in another
-    /// (well-formed, but the proof is bound to the wrong slot).
-    BadProofClient {
-        /// The client.
-        client: ClientId,
-        /// The round.
-        round: u64,
-    },
-    /// In `round`, re-sends its previous round's slot ciphertexts under a fresh signature
-    /// (proofs and pads are bound to the old round).
-    ReplayingClient {
-        /// The client.
-        client: ClientId,
-        /// The round.
-        round: u64,
-    },
-    /// Stops sending anything from `from_round` on (crash).
-    SilentClient {
-        /// The client.
-        client: ClientId,
-        /// First silent round.
-        from_round: u64,
-    },
-    /// Sends no submissions before `round` (joins late).
-    LateClient {
-        /// The client.
-        client: ClientId,
-        /// First round it submits to.
-        round: u64,
-    },
-    /// During blame, flips its published pad bits for the first two clients of the list (the
-    /// XOR stays consistent, so only the suspect's rebuttal can expose it).
-    LyingServer {
-        /// The server.
-        server: ServerId,
-    },
-    /// In `round`, sends a different (re-signed) commit or ciphertext message to one other
-    /// server than to the rest.
-    EquivocatingServer {
-        /// The server.
-        server: ServerId,
-        /// The round.
-        round: u64,
-    },
-    /// Forwards its clients' submissions without verifying their proofs (eager mode expects
-    /// every server to reject its own clients' invalid proofs).
-    UncheckingServer {
-        /// The server.
-        server: ServerId,
-    },
-    /// In `round`, its inventory carries the aggregates of its first two verifiable slots
-    /// swapped (well-formed, signed, but not the sums of the submissions it forwards).
-    WrongAggregateServer {
-        /// The server.
-        server: ServerId,
-        /// The round.
-        round: u64,
-    },
-    /// Signs "nobody is to blame" as its verdict of every accusation, whatever the evidence
-    /// (and acts on it).
-    DissentingServer {
-        /// The server.
-        server: ServerId,
-    },
-    /// In `round`, its inventory lists its first accepted client as rejected (that client's
-    /// submission is valid).
-    FalselyRejectingServer {
-        /// The server.
-        server: ServerId,
-        /// The round.
-        round: u64,
-    },
 }
 
 #[derive(PartialEq, Eq)]
@@ -181,6 +98,8 @@ pub struct Simulator<S: ProtoSuite> {
     adversaries: Vec<Adversary>,
     tamper: Option<TamperHook>,
     last_submission: BTreeMap<ClientId, Vec<u8>>,
+    /// Participants a crash adversary has silenced.
+    crashed: std::collections::BTreeSet<Party>,
     rng: ChaCha20Rng,
     /// Every event, with when and where it happened.
     pub events: Vec<(Duration, Party, Event)>,
@@ -299,6 +218,7 @@ impl<S: ProtoSuite> Simulator<S> {
             adversaries: Vec::new(),
             tamper: None,
             last_submission: BTreeMap::new(),
+            crashed: std::collections::BTreeSet::new(),
             rng,
             events: Vec::new(),
             cpu,
@@ -353,7 +273,7 @@ impl<S: ProtoSuite> Simulator<S> {
 
     /// Adds an adversary.
     pub fn add_adversary(&mut self, adversary: Adversary) {
-        if let Adversary::LyingServer { server } = adversary
+        if let Adversary::LyingServer { server } | Adversary::DeceivingServer { server } = adversary
             && let Some(s) = self.servers.get_mut(server.0 as usize)
         {
             // The lie must be consistent (what it tells others is what it acts on), so it
@@ -527,133 +447,6 @@ impl<S: ProtoSuite> Simulator<S> {
                 bytes,
             });
         }
-    }
-
-    fn reseal(
-        &mut self,
-        who: Party,
-        env: &Envelope<S::G>,
-        round: u64,
-        payload: Vec<u8>,
-    ) -> Vec<u8> {
-        let Some(key) = self.signing_key(who).cloned() else {
-            return env.to_bytes();
-        };
-        let h = env.header();
-        Envelope::seal(
-            &key,
-            h.kind,
-            h.sender,
-            h.session,
-            round,
-            payload,
-            &mut self.rng,
-        )
-        .to_bytes()
-    }
-
-    /// Applies the adversaries to one transmission.
-    fn misbehave(&mut self, who: Party, to: Party, bytes: Vec<u8>) -> Option<Vec<u8>> {
-        let Ok(env) = Envelope::<S::G>::from_bytes(&bytes) else {
-            return Some(bytes);
-        };
-        let h = env.header().clone();
-        let mut bytes = bytes;
-        for adv in self.adversaries.clone() {
-            match (adv, who) {
-                (Adversary::SilentClient { client, from_round }, Party::Client(c))
-                    if c == client
-                        && (h.kind == Kind::Submission && h.round >= from_round
-                            || h.kind == Kind::Rebuttal) =>
-                {
-                    return None;
-                }
-                (Adversary::LateClient { client, round }, Party::Client(c))
-                    if c == client && h.kind == Kind::Submission && h.round < round =>
-                {
-                    return None;
-                }
-                (Adversary::JammingClient { client, from_round }, Party::Client(c))
-                    if c == client && h.kind == Kind::Submission && h.round >= from_round =>
-                {
-                    let open = self.open_slots_of(c);
-                    let Ok(mut list) = Reader::new(&env.payload).byte_list() else {
-                        continue;
-                    };
-                    for (o, ct) in open.iter().zip(list.iter_mut()) {
-                        if o.kind == crate::SlotKind::Xor {
-                            for b in ct.iter_mut().skip(crate::slot::HEADER_LEN).take(o.len) {
-                                *b ^= 0x80;
-                            }
-                        }
-                    }
-                    let mut w = Writer::new();
-                    write_byte_list(&mut w, &list);
-                    bytes = self.reseal(who, &env, h.round, w.finish());
-                }
-                (Adversary::BadProofClient { client, round }, Party::Client(c))
-                    if c == client && h.kind == Kind::Submission && h.round == round =>
-                {
-                    let open = self.open_slots_of(c);
-                    let Ok(mut list) = Reader::new(&env.payload).byte_list() else {
-                        continue;
-                    };
-                    let ver: Vec<usize> = open
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| o.kind == crate::SlotKind::Verifiable)
-                        .map(|(k, _)| k)
-                        .collect();
-                    if let (Some(&a), Some(&b)) = (ver.first(), ver.get(1))
-                        && open.get(a).map(|o| o.len) == open.get(b).map(|o| o.len)
-                    {
-                        list.swap(a, b);
-                    }
-                    let mut w = Writer::new();
-                    write_byte_list(&mut w, &list);
-                    bytes = self.reseal(who, &env, h.round, w.finish());
-                }
-                (Adversary::ReplayingClient { client, round }, Party::Client(c))
-                    if c == client && h.kind == Kind::Submission =>
-                {
-                    if h.round + 1 == round {
-                        self.last_submission.insert(c, env.payload.clone());
-                    }
-                    if h.round == round
-                        && let Some(old) = self.last_submission.get(&c).cloned()
-                    {
-                        let same_shape = Reader::new(&old).byte_list().map(|l| l.len()).ok()
-                            == Reader::new(&env.payload).byte_list().map(|l| l.len()).ok();
-                        if same_shape {
-                            bytes = self.reseal(who, &env, h.round, old);
-                        }
-                    }
-                }
-                (Adversary::EquivocatingServer { server, round }, Party::Server(s))
-                    if s == server
-                        && h.round == round
-                        && matches!(h.kind, Kind::Commit | Kind::ServerCiphertexts)
-                        && to == Party::Server(ServerId((s.0 + 1) % self.servers.len() as u32)) =>
-                {
-                    let mut payload = env.payload.clone();
-                    if let Some(last) = payload.last_mut() {
-                        *last ^= 1;
-                    }
-                    bytes = self.reseal(who, &env, h.round, payload);
-                }
-                _ => {}
-            }
-        }
-        Some(bytes)
-    }
-
-    fn open_slots_of(&self, c: ClientId) -> Vec<crate::OpenSlot> {
-        // The client's upstream server knows the current schedule (all participants agree).
-        self.servers
-            .first()
-            .map(|s| s.open_slots())
-            .filter(|_| c.0 < u32::MAX)
-            .unwrap_or_default()
     }
 
     fn next_timer(&self) -> Option<(Duration, Party)> {
