@@ -39,6 +39,29 @@ fn posts(round: u64) -> Vec<(usize, String)> {
     }
 }
 
+/// Accusations (kind 0) or verdicts (kind 1) of one round, with the slots, collected into one
+/// line: (kind, round, culprit, slots, time of the first).
+type Pending = (u8, u64, Option<Party>, Vec<u32>, Duration);
+
+fn pending_line((kind, round, culprit, slots, at): &Pending) -> String {
+    let slots: Vec<String> = slots.iter().map(u32::to_string).collect();
+    let (s, slots) = (if slots.len() > 1 { "s" } else { "" }, slots.join(", "));
+    let line = match (kind, culprit) {
+        (0, _) => format!(
+            "ACCUSATION: the owner{s} of XOR slot{s} {slots} report{} round {round}'s output \
+             corrupted; blame starts",
+            if s.is_empty() { "s" } else { "" }
+        ),
+        (_, Some(p)) => {
+            format!(
+                "VERDICT (signed by all {SERVERS} servers): {p} disrupted slot{s} {slots} of round {round}"
+            )
+        }
+        _ => String::new(),
+    };
+    format!("{:>8.3} s  {line}", at.as_secs_f64())
+}
+
 /// What one server's event means, in a line (`None`: not worth printing).
 fn describe(event: &Event) -> Option<String> {
     Some(match event {
@@ -114,6 +137,7 @@ fn narrate() -> Result<usize, Box<dyn Error>> {
     // Server 0's view is everybody's: all servers certify the same outputs and verdicts.
     let narrator = Party::Server(ServerId(0));
     let mut printed = 0;
+    let mut pending: Option<Pending> = None;
     let mut excluded = false;
     let mut after_exclusion = 0;
     for round in 0..ROUNDS {
@@ -131,6 +155,32 @@ fn narrate() -> Result<usize, Box<dyn Error>> {
                 Event::Delivered { .. } if excluded => after_exclusion += 1,
                 _ => {}
             }
+            // One blame traces every accusation of its round: say so once, with all the slots.
+            let group = match event {
+                Event::Accusation(a) => Some((0, a.round, None, a.slot)),
+                Event::Verdict {
+                    accusation,
+                    culprit: Some(p),
+                } => Some((1, accusation.round, Some(*p), accusation.slot)),
+                _ => None,
+            };
+            match (group, &mut pending) {
+                (Some((kind, round, culprit, slot)), Some(p))
+                    if p.0 == kind && p.1 == round && p.2 == culprit =>
+                {
+                    p.3.push(slot);
+                    continue;
+                }
+                _ => {
+                    if let Some(p) = pending.take() {
+                        println!("{}", pending_line(&p));
+                    }
+                }
+            }
+            if let Some((kind, round, culprit, slot)) = group {
+                pending = Some((kind, round, culprit, vec![slot], *at));
+                continue;
+            }
             if let Some(line) = describe(event) {
                 println!("{:>8.3} s  {line}", at.as_secs_f64());
             }
@@ -143,6 +193,9 @@ fn narrate() -> Result<usize, Box<dyn Error>> {
                     println!("            slots (client->slot): {}", slots.join(" "));
                 }
             }
+        }
+        if let Some(p) = pending.take() {
+            println!("{}", pending_line(&p));
         }
         printed = sim.events.len();
     }
