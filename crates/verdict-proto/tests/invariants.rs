@@ -73,7 +73,8 @@ struct Case {
 }
 
 impl Case {
-    fn policy(&self) -> Policy {
+    /// Slots hold a short message with the slot header and the owner's signature in `S`.
+    fn policy<S: ProtoSuite>(&self) -> Policy {
         let window = match self.window {
             Window::Timeout => WindowPolicy::timeout(Duration::from_secs(2)),
             Window::Dissent => WindowPolicy::dissent(800, 50, Duration::from_secs(3)),
@@ -81,7 +82,7 @@ impl Case {
         };
         Policy {
             mode: self.mode,
-            default_len: 128,
+            default_len: (4 + verdict_nizk::Signature::<S::G>::ENCODED_LEN + 48) as u32,
             window,
             setup_window: WindowPolicy::timeout(Duration::from_secs(5)),
             rebuttal_timeout: Duration::from_secs(1),
@@ -199,7 +200,7 @@ fn run<S: ProtoSuite>(case: &Case) {
         ..Network::default()
     };
     let mut sim =
-        Simulator::<S>::new_paused(case.policy(), case.m, case.n, net, case.seed).unwrap();
+        Simulator::<S>::new_paused(case.policy::<S>(), case.m, case.n, net, case.seed).unwrap();
     for a in case.adversaries() {
         sim.add_adversary(a);
     }
@@ -500,4 +501,47 @@ fn pinned_adversary_combinations() {
         };
         run::<HashingGenerator<Ristretto255>>(&case);
     }
+}
+
+/// The other suites the configuration accepts, once each with a disruptor and a misbehaving
+/// server around it (the random cases above run ristretto255's hashing-generator and ElGamal;
+/// the pairing suite, whose GT arithmetic makes a session take minutes, is exercised with a
+/// disruptor by `pairing_invariants`, ignored by default: `cargo test -- --ignored`).
+#[test]
+fn p256_suites_keep_the_invariants() {
+    use verdict_group::P256;
+    let case = |mode, client, server, seed| Case {
+        m: 2,
+        n: 4,
+        mode,
+        window: Window::Timeout,
+        clients: [(3, client)].into(),
+        servers: [(1, server)].into(),
+        seed,
+    };
+    let hybrid = Mode::Hybrid(Verification::Eager);
+    let eager = Mode::Verifiable(Verification::Eager);
+    run::<HashingGenerator<P256>>(&case(hybrid, ClientAttack::Disrupt, ServerAttack::Lie, 1));
+    run::<ElGamal<P256>>(&case(
+        eager,
+        ClientAttack::Disrupt,
+        ServerAttack::Unchecking,
+        2,
+    ));
+}
+
+#[test]
+#[ignore = "minutes: BLS12-381 GT arithmetic (run with --ignored, ideally --release)"]
+fn pairing_invariants() {
+    use verdict_dcnet::pairing::Pairing;
+    let case = Case {
+        m: 1,
+        n: 3,
+        mode: Mode::Verifiable(Verification::Eager),
+        window: Window::Timeout,
+        clients: [(2, ClientAttack::Disrupt)].into(),
+        servers: BTreeMap::new(),
+        seed: 3,
+    };
+    run::<Pairing>(&case);
 }
