@@ -21,23 +21,6 @@ use super::*;
 /// one carrying the accusation, and starts one round later still).
 pub(crate) const HISTORY: u64 = 3;
 
-/// The message kinds that are steps: one signed message per (kind, server, round).
-pub(crate) fn is_step(kind: Kind) -> bool {
-    matches!(
-        kind,
-        Kind::SetupInventory
-            | Kind::ShuffleStep
-            | Kind::Decryption
-            | Kind::Dispute
-            | Kind::Inventory
-            | Kind::Commit
-            | Kind::ServerCiphertexts
-            | Kind::OutputSignature
-            | Kind::BlameBits
-            | Kind::Verdict
-    )
-}
-
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     /// Whether a step of `round` can concern us now: `None` if it is too old to matter,
     /// `Some(false)` if it is a round that cannot have started.
@@ -57,7 +40,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let Party::Server(s) = h.sender else {
             return true;
         };
-        if !is_step(h.kind) {
+        if !h.kind.is_step() {
             return true;
         }
         match self.in_window(h.round) {
@@ -147,7 +130,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             let Ok(h) = Header::from_prefix(bytes) else {
                 return self.bad_message(echoer, env);
             };
-            let well_formed = is_step(h.kind)
+            let well_formed = h.kind.is_step()
                 && h.round == round
                 && h.session == self.session.0
                 && *kind.get_or_insert(h.kind) == h.kind

@@ -437,27 +437,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             Err(e) => return self.reject(e),
         };
         let h = env.header().clone();
-        let allowed = match from {
-            Party::Client(_) => matches!(
-                h.kind,
-                Kind::ClientSetup | Kind::Submission | Kind::Rebuttal
-            ),
-            Party::Server(_) => matches!(
-                h.kind,
-                Kind::SetupInventory
-                    | Kind::ShuffleStep
-                    | Kind::Decryption
-                    | Kind::Dispute
-                    | Kind::Inventory
-                    | Kind::Commit
-                    | Kind::ServerCiphertexts
-                    | Kind::OutputSignature
-                    | Kind::Echo
-                    | Kind::Alert
-                    | Kind::BlameBits
-                    | Kind::Verdict
-            ),
-        };
+        let allowed = h.kind.allowed(from, crate::wire::Role::Server);
         if !allowed {
             return self.reject(MessageError::Unexpected {
                 from,
