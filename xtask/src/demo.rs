@@ -16,6 +16,8 @@ pub(crate) fn run(args: &[String]) -> bool {
             "--quiet",
             "--package",
             "verdict-proto",
+            "--features",
+            "adversary",
             "--example",
             "hybrid_jammer",
         ],

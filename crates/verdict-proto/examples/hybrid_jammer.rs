@@ -3,7 +3,8 @@
 //! slots accuse anonymously through their verifiable slots, the servers trace the corruption to
 //! client 7, all sign the verdict, exclude it, and messages flow again.
 //!
-//! `cargo run -p verdict-proto --example hybrid_jammer` (also `cargo xtask demo`).
+//! `cargo run -p verdict-proto --features adversary --example hybrid_jammer` (also
+//! `cargo xtask demo`; the jammer is one of the simulator's adversaries, a cargo feature).
 
 use core::time::Duration;
 use std::error::Error;

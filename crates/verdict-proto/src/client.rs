@@ -28,7 +28,7 @@ use crate::error::{ApiError, ConfigError, MessageError, WireError};
 use crate::event::{Event, Transmit};
 use crate::keys::SecretKeys;
 use crate::server::{accusation_len, bit_of};
-use crate::setup::build_nets;
+use crate::setup::{SetupFailure, build_nets};
 use crate::setup::{SetupLog, client_setup_payload};
 use crate::slot::{
     Accusation, HEADER_LEN, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput, join_payload,
@@ -798,7 +798,7 @@ fn signed_content<G: verdict_group::Group, R: RngCore + CryptoRng>(
 }
 
 /// The outcome of verifying a set-up transcript: the DC-net sessions, or the culprit.
-type Verified<S> = Result<Arc<Nets<S>>, (Vec<Party>, String)>;
+type Verified<S> = Result<Arc<Nets<S>>, (Vec<Party>, SetupFailure)>;
 
 /// Verifies a whole set-up transcript (every signature, submission, shuffle and decryption
 /// proof) and builds the DC-net sessions. `Err` only for an undecodable transcript.
@@ -822,7 +822,7 @@ fn verify_transcript<S: ProtoSuite>(
             return Err(WireError::Invalid("set-up message of another session"));
         }
         if let Err(f) = log.add(config, e) {
-            return Ok(Err((f.culprits, f.reason)));
+            return Ok(Err((f.culprits, f.failure)));
         }
     }
     let outcome = log
@@ -837,7 +837,7 @@ fn verify_transcript<S: ProtoSuite>(
         config.policy.mode.is_hybrid(),
     )
     .map(Arc::new)
-    .map_err(|(c, r)| (vec![c], r)))
+    .map_err(|f| (f.culprits, f.failure)))
 }
 
 /// Verified set-up transcripts shared by the clients of one process (the simulator, the

@@ -57,6 +57,12 @@ pub enum ConfigError {
         /// The member.
         member: Party,
     },
+    /// The pseudonym shuffle or the rosters cannot be set up with this configuration.
+    #[error("set-up parameters: {0}")]
+    Setup(crate::setup::SetupFailure),
+    /// The suite's set-up refused the member's keys or the roster.
+    #[error("suite set-up: {0}")]
+    Suite(verdict_dcnet::DcError),
     /// The secret key given to a state machine does not match its roster entry.
     #[error("the secret key does not match {member}'s roster key")]
     KeyMismatch {

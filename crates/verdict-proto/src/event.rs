@@ -33,7 +33,7 @@ pub enum Event {
     /// Set-up cannot finish; the convener must restart without the culprits.
     SetupFailed {
         /// What went wrong.
-        reason: String,
+        reason: crate::setup::SetupFailure,
         /// Who is to blame, if known.
         culprits: Vec<Party>,
     },

@@ -26,6 +26,7 @@ pub use event::{Event, Transmit};
 pub use keys::{KeyUse, SecretKeys};
 pub use policy::{Mode, Policy, Verification, WindowPolicy};
 pub use server::{Footprint, Server, ServerPhase};
+pub use setup::SetupFailure;
 pub use slot::{Accusation, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput};
 pub use suite::ProtoSuite;
 pub use verdict_dcnet::{ClientId, Party, ServerId, SessionId};

@@ -14,35 +14,84 @@ use verdict_shuffle::{KeyShuffle, KeyShuffleParams, Phase};
 use crate::config::GroupConfig;
 use crate::keys::KeyUse;
 use crate::suite::{Nets, ProtoSuite, XorOf};
-use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+use crate::wire::{Envelope, Kind, payloads};
+
+/// Why set-up cannot finish. The event that reports it names the culprits.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetupFailure {
+    /// Clients did not send their set-up messages before their server's set-up window closed:
+    /// the convener restarts without them.
+    #[error("clients did not complete set-up")]
+    Absent,
+    /// A client's set-up message is malformed (framing or suite set-up).
+    #[error("malformed client set-up message")]
+    MalformedClientSetup,
+    /// A client signed two different set-up messages.
+    #[error("a client signed two different set-up messages")]
+    DoubleClientSetup,
+    /// A client's pseudonym-shuffle submission is invalid.
+    #[error("invalid pseudonym-shuffle submission: {0}")]
+    InvalidSubmission(verdict_shuffle::KeyShuffleError),
+    /// A server's set-up inventory is malformed, or forwards a client's set-up message that is
+    /// malformed, forged, of another kind or session, or of a client outside the roster.
+    #[error("invalid set-up inventory")]
+    BadInventory,
+    /// The suite set-up messages are malformed or inconsistent.
+    #[error("suite set-up failed: {0}")]
+    Suite(SetupError),
+    /// Fewer than two clients entered the shuffle, or the shuffle's parameters are unusable.
+    #[error("pseudonym shuffle: {0}")]
+    Shuffle(verdict_shuffle::KeyShuffleError),
+    /// A server's shuffle step failed verification.
+    #[error("invalid shuffle step: {0}")]
+    InvalidShuffle(verdict_shuffle::KeyShuffleError),
+    /// A server's decryption shares failed verification.
+    #[error("invalid decryption shares: {0}")]
+    InvalidDecryption(verdict_shuffle::KeyShuffleError),
+    /// A server's dispute reveal is malformed, for another pair, or unasked for.
+    #[error("invalid dispute reveal")]
+    BadDispute,
+    /// Set-up commitments were disputed; the DH reveals name who lied.
+    #[error("set-up commitments disputed; the DH reveals name who lied")]
+    Disputed,
+    /// The shuffle assigned no usable slot.
+    #[error("no slot assignment")]
+    NoSlots,
+    /// The DC-net sessions or the first round could not be built (a configuration error).
+    #[error("DC-net parameters: {0}")]
+    Parameters(verdict_dcnet::DcError),
+}
 
 /// A set-up failure and who caused it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SetupFault {
     pub culprits: Vec<Party>,
-    pub reason: String,
+    pub failure: SetupFailure,
 }
 
-fn fault(culprit: Party, reason: impl Into<String>) -> SetupFault {
+fn fault(culprit: Party, failure: SetupFailure) -> SetupFault {
     SetupFault {
         culprits: vec![culprit],
-        reason: reason.into(),
+        failure,
+    }
+}
+
+/// A failure nobody is to blame for (parameters every participant agreed on).
+fn nobody(failure: SetupFailure) -> SetupFault {
+    SetupFault {
+        culprits: Vec::new(),
+        failure,
     }
 }
 
 /// Payload of [`Kind::ClientSetup`].
 pub(crate) fn client_setup_payload(submission: &[u8], suite_setup: &[u8]) -> Vec<u8> {
-    let mut w = Writer::new();
-    w.bytes(submission).bytes(suite_setup);
-    w.finish()
-}
-
-/// Payload of [`Kind::SetupInventory`].
-pub(crate) fn inventory_payload(server_setup: &[u8], clients: &[Vec<u8>]) -> Vec<u8> {
-    let mut w = Writer::new();
-    w.bytes(server_setup);
-    write_byte_list(&mut w, clients);
-    w.finish()
+    payloads::ClientSetup {
+        submission,
+        suite: suite_setup,
+    }
+    .to_bytes()
 }
 
 /// What set-up produces.
@@ -82,21 +131,21 @@ impl<S: ProtoSuite> SetupLog<S> {
                 .collect(),
             config.num_clients(),
         )
-        .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
+        .map_err(|e| nobody(SetupFailure::Shuffle(e)))?;
         let roster0 = Roster::new(
             session,
             config.server_keys(KeyUse::DcNet),
             config.client_keys(KeyUse::DcNet),
             Vec::new(),
         )
-        .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
+        .map_err(|e| nobody(SetupFailure::Parameters(e)))?;
         let xor0 = Roster::new(
             session,
             config.server_keys(KeyUse::Xor),
             config.client_keys(KeyUse::Xor),
             Vec::new(),
         )
-        .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))?;
+        .map_err(|e| nobody(SetupFailure::Parameters(e)))?;
         Ok(Self {
             session,
             roster0,
@@ -135,21 +184,23 @@ impl<S: ProtoSuite> SetupLog<S> {
     pub fn add(&mut self, config: &GroupConfig<S>, env: Envelope<S::G>) -> Result<(), SetupFault> {
         let sender = env.header().sender;
         let Party::Server(j) = sender else {
-            return Err(fault(sender, "set-up message from a client"));
+            // The router only gives us servers' set-up messages.
+            return Err(fault(sender, SetupFailure::BadInventory));
         };
         match env.header().kind {
             Kind::SetupInventory => {
                 let slot = self
                     .inventories
                     .get_mut(j.0 as usize)
-                    .ok_or_else(|| fault(sender, "unknown server"))?;
+                    .ok_or_else(|| fault(sender, SetupFailure::BadInventory))?;
                 if slot.is_some() {
-                    return Err(fault(sender, "second set-up inventory"));
+                    // The same inventory again (a different one is caught as equivocation).
+                    return Ok(());
                 }
-                let mut r = Reader::new(&env.payload);
-                let setup = r.bytes().map_err(|e| fault(sender, e.to_string()))?;
-                let parsed = S::decode_server_setup(&self.roster0, setup)
-                    .map_err(|e| fault(sender, format!("server set-up: {e}")))?;
+                let inventory = payloads::SetupInventory::decode(&env.payload)
+                    .map_err(|_| fault(sender, SetupFailure::BadInventory))?;
+                let parsed = S::decode_server_setup(&self.roster0, inventory.suite)
+                    .map_err(|_| fault(sender, SetupFailure::BadInventory))?;
                 if let Some(s) = self.server_setups.get_mut(j.0 as usize) {
                     *s = Some(parsed);
                 }
@@ -158,18 +209,16 @@ impl<S: ProtoSuite> SetupLog<S> {
                     self.process_inventories(config)?;
                 }
             }
+            // Tracked steps: a second copy is the same message (a different one is
+            // equivocation, caught before it gets here), so the first one stands.
             Kind::ShuffleStep => {
-                if self.steps.insert(j.0, env).is_some() {
-                    return Err(fault(sender, "second shuffle step"));
-                }
+                self.steps.entry(j.0).or_insert(env);
             }
             Kind::Decryption => {
-                if self.decryptions.insert(j.0, env).is_some() {
-                    return Err(fault(sender, "second decryption step"));
-                }
+                self.decryptions.entry(j.0).or_insert(env);
             }
             Kind::Dispute => return self.add_dispute(j, &env),
-            _ => return Err(fault(sender, "not a set-up message")),
+            _ => return Err(fault(sender, SetupFailure::BadInventory)),
         }
         self.advance()
     }
@@ -179,43 +228,37 @@ impl<S: ProtoSuite> SetupLog<S> {
         for (j, inv) in self.inventories.iter().enumerate() {
             let server = Party::Server(ServerId(j as u32));
             let Some(inv) = inv else { continue };
-            let mut r = Reader::new(&inv.payload);
-            let _ = r.bytes().map_err(|e| fault(server, e.to_string()))?;
-            let list = r.byte_list().map_err(|e| fault(server, e.to_string()))?;
-            r.finish().map_err(|e| fault(server, e.to_string()))?;
-            for bytes in list {
-                let env = Envelope::<S::G>::from_bytes(&bytes)
-                    .map_err(|e| fault(server, format!("forwarded a malformed set-up: {e}")))?;
+            let bad = || fault(server, SetupFailure::BadInventory);
+            let inventory = payloads::SetupInventory::decode(&inv.payload).map_err(|_| bad())?;
+            for bytes in inventory.clients {
+                // Only a server can forward a malformed, forged or foreign client message.
+                let env = Envelope::<S::G>::from_bytes(bytes).map_err(|_| bad())?;
                 let h = env.header();
                 let (Party::Client(c), Kind::ClientSetup, true) =
                     (h.sender, h.kind, h.session == self.session.0)
                 else {
-                    return Err(fault(server, "forwarded a non-client set-up message"));
+                    return Err(bad());
                 };
-                let key = config
-                    .key_of(h.sender)
-                    .ok_or_else(|| fault(server, "forwarded an unknown client"))?;
-                env.verify(key)
-                    .map_err(|_| fault(server, "forwarded a forged client set-up"))?;
+                let key = config.key_of(h.sender).ok_or_else(bad)?;
+                env.verify(key).map_err(|_| bad())?;
                 if let Some(prev) = seen.get(&c.0) {
-                    if *prev == bytes {
+                    if prev[..] == bytes[..] {
                         continue;
                     }
-                    return Err(fault(h.sender, "two different set-up messages"));
+                    return Err(fault(h.sender, SetupFailure::DoubleClientSetup));
                 }
-                let mut pr = Reader::new(&env.payload);
-                let sub = pr.bytes().map_err(|e| fault(h.sender, e.to_string()))?;
-                let suite = pr.bytes().map_err(|e| fault(h.sender, e.to_string()))?;
-                pr.finish().map_err(|e| fault(h.sender, e.to_string()))?;
-                let parsed = S::decode_client_setup(&self.roster0, suite)
-                    .map_err(|e| fault(h.sender, format!("suite set-up: {e}")))?;
+                let client = Party::Client(c);
+                let setup = payloads::ClientSetup::decode(&env.payload)
+                    .map_err(|_| fault(client, SetupFailure::MalformedClientSetup))?;
+                let parsed = S::decode_client_setup(&self.roster0, setup.suite)
+                    .map_err(|_| fault(client, SetupFailure::MalformedClientSetup))?;
                 self.shuffle
-                    .receive_submission(c.0, sub)
-                    .map_err(|e| fault(h.sender, e.to_string()))?;
+                    .receive_submission(c.0, setup.submission)
+                    .map_err(|e| fault(client, SetupFailure::InvalidSubmission(e)))?;
                 if let Some(s) = self.client_setups.get_mut(c.0 as usize) {
                     *s = Some(parsed);
                 }
-                seen.insert(c.0, bytes);
+                seen.insert(c.0, bytes.to_vec());
             }
         }
         let absent: Vec<Party> = (0..self.client_setups.len())
@@ -227,7 +270,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             // (Their upstream servers are not to blame: they waited out the set-up window.)
             return Err(SetupFault {
                 culprits: absent,
-                reason: "clients did not complete set-up".into(),
+                failure: SetupFailure::Absent,
             });
         }
         // Cross-check the suite set-up now, before anyone spends time on the shuffle.
@@ -240,14 +283,15 @@ impl<S: ProtoSuite> SetupLog<S> {
                 self.disputes = Some(pairs.into_iter().map(|p| (p, None)).collect());
                 return Ok(());
             }
-            Err(SetupError::Malformed { culprit }) => {
-                return Err(fault(culprit, "malformed suite set-up"));
+            Err(e @ SetupError::Malformed { culprit }) => {
+                return Err(fault(culprit, SetupFailure::Suite(e)));
             }
-            Err(e) => return Err(fault(Party::Server(ServerId(0)), e.to_string())),
+            Err(e) => return Err(nobody(SetupFailure::Suite(e))),
         }
+        // Fewer than two clients: nobody is at fault for that (an absence was reported above).
         self.shuffle
             .close_submissions()
-            .map_err(|e| fault(Party::Server(ServerId(0)), e.to_string()))
+            .map_err(|e| nobody(SetupFailure::Shuffle(e)))
     }
 
     /// The clients whose commitments with `server` are disputed (it must reveal for each).
@@ -299,20 +343,19 @@ impl<S: ProtoSuite> SetupLog<S> {
     fn add_dispute(&mut self, j: ServerId, env: &Envelope<S::G>) -> Result<(), SetupFault> {
         let sender = Party::Server(j);
         let Some(disputes) = self.disputes.as_mut() else {
-            return Err(fault(sender, "dispute reveal without a dispute"));
+            return Err(fault(sender, SetupFailure::BadDispute));
         };
-        let list = Reader::new(&env.payload)
-            .byte_list()
-            .map_err(|e| fault(sender, e.to_string()))?;
-        for bytes in list {
-            let reveal = DhReveal::<S::G>::from_bytes(&bytes)
-                .map_err(|e| fault(sender, format!("dispute reveal: {e}")))?;
+        let bad = || fault(sender, SetupFailure::BadDispute);
+        let list = payloads::ByteList::decode(&env.payload).map_err(|_| bad())?;
+        for bytes in list.0 {
+            let reveal = DhReveal::<S::G>::from_bytes(bytes).map_err(|_| bad())?;
             if reveal.prover() != sender {
-                return Err(fault(sender, "dispute reveal for another server"));
+                return Err(bad());
             }
             match disputes.get_mut(&(reveal.client(), j)) {
                 Some(slot @ None) => *slot = Some(reveal),
-                _ => return Err(fault(sender, "reveal for an undisputed pair")),
+                Some(Some(prev)) if *prev == reveal => {}
+                _ => return Err(bad()),
             }
         }
         if disputes.values().any(Option::is_none) {
@@ -342,7 +385,7 @@ impl<S: ProtoSuite> SetupLog<S> {
         liars.dedup();
         Err(SetupFault {
             culprits: liars,
-            reason: "set-up commitments disputed; the DH reveals name who lied".into(),
+            failure: SetupFailure::Disputed,
         })
     }
 
@@ -355,7 +398,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             let culprit = Party::Server(ServerId(server as u32));
             self.shuffle
                 .receive_shuffle(server as u32, &env.payload)
-                .map_err(|e| fault(culprit, e.to_string()))?;
+                .map_err(|e| fault(culprit, SetupFailure::InvalidShuffle(e)))?;
             self.applied_steps.push(env);
         }
         if self.shuffle.phase() == Phase::Decryption {
@@ -364,7 +407,7 @@ impl<S: ProtoSuite> SetupLog<S> {
                 let culprit = Party::Server(ServerId(j));
                 self.shuffle
                     .receive_decryption(j, &env.payload)
-                    .map_err(|e| fault(culprit, e.to_string()))?;
+                    .map_err(|e| fault(culprit, SetupFailure::InvalidDecryption(e)))?;
                 self.applied_decryptions.push(env);
             }
         }
@@ -419,17 +462,22 @@ pub(crate) fn build_nets<S: ProtoSuite>(
     client_setups: &[S::ClientSetup],
     server_setups: &[S::ServerSetup],
     hybrid: bool,
-) -> Result<Nets<S>, (Party, String)> {
-    let blame_setup = |e: verdict_dcnet::SetupError| {
-        let culprit = match &e {
-            verdict_dcnet::SetupError::Malformed { culprit } => *culprit,
-            verdict_dcnet::SetupError::CommitmentMismatch { pairs } => pairs
-                .first()
-                .map(|(c, _)| Party::Client(*c))
-                .unwrap_or(Party::Server(ServerId(0))),
-            _ => Party::Server(ServerId(0)),
+) -> Result<Nets<S>, SetupFault> {
+    // The suite set-up was cross-checked before the shuffle; a failure here is reported as
+    // itself, naming whom the suite names.
+    let blame_setup = |e: SetupError| {
+        let culprits = match &e {
+            SetupError::Malformed { culprit } => vec![*culprit],
+            SetupError::CommitmentMismatch { pairs } => pairs
+                .iter()
+                .flat_map(|(c, s)| [Party::Client(*c), Party::Server(*s)])
+                .collect(),
+            _ => Vec::new(),
         };
-        (culprit, e.to_string())
+        SetupFault {
+            culprits,
+            failure: SetupFailure::Suite(e),
+        }
     };
     let roster = Roster::<S>::new(
         *roster0.session(),
@@ -437,11 +485,11 @@ pub(crate) fn build_nets<S: ProtoSuite>(
         roster0.clients().to_vec(),
         pseudonyms.clone(),
     )
-    .map_err(|e| (Party::Server(ServerId(0)), e.to_string()))?;
+    .map_err(|e| nobody(SetupFailure::Parameters(e)))?;
     let ver = Session::establish(roster, client_setups, server_setups).map_err(blame_setup)?;
     let xor = if hybrid {
-        let roster = xor_roster::<S>(xor0, pseudonyms)
-            .map_err(|e| (Party::Server(ServerId(0)), e.to_string()))?;
+        let roster =
+            xor_roster::<S>(xor0, pseudonyms).map_err(|e| nobody(SetupFailure::Parameters(e)))?;
         let n = roster.num_clients();
         let m = roster.num_servers();
         Some(Session::establish(roster, &vec![(); n], &vec![(); m]).map_err(blame_setup)?)

@@ -24,13 +24,22 @@ use core::time::Duration;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, Party, ServerId, SlotRound};
+use verdict_dcnet::{ClientId, Party, ServerId, SessionId, SlotRound};
 use verdict_group::Group;
 
-use super::*;
+use super::common::Core;
+use super::round::client_ct;
+use super::state::Running;
+use super::stop::Stop;
 use crate::blame::{
     BlameBits, Rebuttal, RebuttalRequest, TraceBits, Verdict, check_lie_proof, open_relayed,
 };
+use crate::config::GroupConfig;
+use crate::error::{ExclusionReason, MessageError, ServerFault, WireError};
+use crate::event::Event;
+use crate::slot::{ACCUSATION_LEN, Accusation, HEADER_LEN, SlotKind, SlotOutput};
+use crate::suite::{ClientCt, ProtoSuite, ServerCt, XorOf};
+use crate::wire::{Envelope, Kind};
 
 /// Blame messages a server keeps from one peer for a blame it has not started (a faster
 /// server's pad bits and verdict).
@@ -106,6 +115,13 @@ impl<G: Group> Blame<G> {
         }
     }
 
+    /// The first accused (round, slot), to name in a fault about the whole blame.
+    fn first_accused(&self) -> (u64, u32) {
+        self.traces
+            .first()
+            .map_or((self.round, 0), |t| (t.accusation.round, t.accusation.slot))
+    }
+
     /// The header digests of the claims we hold, in server order (what a "no objection" must
     /// list), once all are in.
     fn digests(&self) -> Option<Vec<[u8; 32]>> {
@@ -162,24 +178,25 @@ fn blame_round_of(payload: &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(payload.get(..8)?.try_into().ok()?))
 }
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
+impl<S: ProtoSuite> Running<S> {
     /// Starts tracing `accusations`, carried in the certified output of round `carrier`.
-    pub(crate) fn start_blame(&mut self, accusations: Vec<Accusation>, carrier: u64) {
-        let m = self.config.num_servers();
-        let lie = self.lie_in_blame;
-        let mut unfounded = Vec::new();
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
+    pub(super) fn start_blame<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        accusations: Vec<Accusation>,
+        carrier: u64,
+    ) -> Result<(), Stop> {
+        let m = core.config.num_servers();
         let Some(round) = carrier.checked_sub(1) else {
-            return;
+            return Ok(());
         };
-        let Some(arch) = run.history.get(&round) else {
-            return;
+        let Some(arch) = self.history.get(&round) else {
+            return Ok(());
         };
         // Only accusations of the round just before the carrier (the one that opened their
         // slots), each about a corrupted XOR slot whose accused bit came out 1.
         let mut traces: Vec<Trace> = Vec::new();
+        let mut unfounded = Vec::new();
         for acc in accusations {
             let k = arch
                 .open
@@ -205,8 +222,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         traces.sort_by_key(|t| t.accusation.slot);
         let clients: Vec<ClientId> = arch.accepted.keys().copied().collect();
-        let (Some(xor), Some(state)) = (run.nets.xor.as_ref(), run.secrets.xor.as_ref()) else {
-            return;
+        let (Some(xor), Some(state)) = (self.nets.xor.as_ref(), self.secrets.xor.as_ref()) else {
+            return Ok(());
         };
         let mut claims = Vec::with_capacity(traces.len());
         for t in &traces {
@@ -215,10 +232,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             for c in &clients {
                 match XorOf::<S>::server_pad_bit(xor, state, *c, sr, t.accusation.bit) {
                     Ok(b) => bits.push(b),
-                    Err(_) => return,
+                    // Our own pads of a checked round: nothing to trace if this fails.
+                    Err(_) => return Ok(()),
                 }
             }
-            if lie {
+            if core.adversaries.lie_in_blame() {
                 // Simulator adversary: two flips keep the XOR consistent with its ciphertext.
                 for b in bits.iter_mut().take(2) {
                     *b = !*b;
@@ -231,22 +249,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             });
         }
         for t in &traces {
-            self.events.push_back(Event::Accusation(t.accusation));
+            core.events.push_back(Event::Accusation(t.accusation));
         }
         for acc in unfounded {
-            self.events.push_back(Event::Accusation(acc));
-            self.events.push_back(Event::Verdict {
+            core.events.push_back(Event::Accusation(acc));
+            core.events.push_back(Event::Verdict {
                 accusation: acc,
                 culprit: None,
             });
         }
         if traces.is_empty() {
-            return;
+            return Ok(());
         }
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        run.blame = Some(Blame {
+        self.blame = Some(Blame {
             round,
             traces,
             clients: clients.clone(),
@@ -259,13 +274,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             decided: false,
             verdicts: vec![None; m],
         });
-        let early = core::mem::take(&mut run.early_blame);
+        let early = core::mem::take(&mut self.early_blame);
         let claim = BlameBits {
             round,
             clients,
             traces: claims,
         };
-        self.broadcast(Kind::BlameBits, round, claim.to_bytes());
+        core.broadcast(Kind::BlameBits, round, claim.to_bytes());
         // What faster peers sent about this blame before we got here (each tracked on arrival
         // already). Anything else is stale: one blame runs at a time, and no server gets
         // further while one does (windows stay open until its verdict).
@@ -275,45 +290,45 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 continue;
             }
             match env.header().kind {
-                Kind::BlameBits => self.on_blame_bits(env),
-                Kind::Verdict => self.on_verdict(env),
+                Kind::BlameBits => self.on_blame_bits(core, env)?,
+                Kind::Verdict => self.on_verdict(core, env)?,
                 _ => {}
             }
         }
         for env in early.objections.into_values() {
             if Rebuttal::from_bytes(&env.payload).is_ok_and(|r| r.round() == round) {
-                self.on_rebuttal(env);
+                self.on_rebuttal(core, env)?;
             }
         }
+        Ok(())
     }
 
     /// Keeps a peer's blame message for a blame we do not run (yet); a server that sends more
     /// than a step has is flooding us.
-    fn keep_early_from_server(&mut self, j: ServerId, env: Envelope<S::G>) {
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let held = run.early_blame.from_servers.entry(j).or_default();
+    fn keep_early_from_server(&mut self, j: ServerId, env: Envelope<S::G>) -> Result<(), Stop> {
+        let held = self.early_blame.from_servers.entry(j).or_default();
         if held.len() >= EARLY_PER_SERVER {
-            return self.bad_message(j, &env);
+            return Err(Stop::bad_message(j, &env));
         }
         held.push(env);
+        Ok(())
     }
 
-    pub(crate) fn on_blame_bits(&mut self, env: Envelope<S::G>) {
+    pub(super) fn on_blame_bits<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let Party::Server(j) = env.header().sender else {
-            return;
+            return Ok(());
         };
         let Ok(claim) = BlameBits::from_bytes(&env.payload) else {
-            return self.bad_message(j, &env);
+            return Err(Stop::bad_message(j, &env));
         };
         if claim.round != env.header().round {
-            return self.bad_message(j, &env);
+            return Err(Stop::bad_message(j, &env));
         }
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let Some(blame) = run.blame.as_mut().filter(|b| b.round == claim.round) else {
+        let Some(blame) = self.blame.as_mut().filter(|b| b.round == claim.round) else {
             return self.keep_early_from_server(j, env);
         };
         let same_statement = claim.clients == blame.clients
@@ -326,54 +341,46 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if !same_statement {
             // Not a claim about exactly the accusations and accepted set of the round: no
             // correct server signs it.
-            let acc = blame.traces.first().map_or((blame.round, 0), |t| {
-                (t.accusation.round, t.accusation.slot)
-            });
-            return self.halt(
+            let (round, slot) = blame.first_accused();
+            return Err(Stop::fault(
                 j,
-                ServerFault::WrongBlameBits {
-                    round: acc.0,
-                    slot: acc.1,
-                },
+                ServerFault::WrongBlameBits { round, slot },
                 vec![env.to_bytes()],
-            );
+            ));
         }
         let Some(slot @ None) = blame.claims.get_mut(j.0 as usize) else {
             // The same claim again (a different one was caught as equivocation).
-            return;
+            return Ok(());
         };
         *slot = Some(Claim {
             bits: claim,
             digest: env.header().digest,
             envelope: env.to_bytes(),
         });
-        self.last_progress = self.now;
-        self.after_claims();
+        core.progress();
+        self.after_claims(core)
     }
 
     /// With every claim in: each server's bits against its committed ciphertexts, then the
     /// suspects, then the rebuttal requests.
-    fn after_claims(&mut self) {
-        let now = self.now;
-        let timeout = self.config.policy.rebuttal_timeout;
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let Some(blame) = run.blame.as_mut() else {
-            return;
+    fn after_claims<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) -> Result<(), Stop> {
+        let Some(blame) = self.blame.as_mut() else {
+            return Ok(());
         };
         if blame.suspects.is_some() || blame.claims.iter().any(Option::is_none) {
-            return;
+            return Ok(());
         }
-        let Some(arch) = run.history.get(&blame.round) else {
-            return;
+        let Some(arch) = self.history.get(&blame.round) else {
+            return Ok(());
         };
         for (t_idx, trace) in blame.traces.iter_mut().enumerate() {
             let acc = trace.accusation;
             let k = trace.k;
             // 1. Each server's pad bits must XOR to its own (committed) ciphertext bit.
             for (j, claim) in blame.claims.iter().enumerate() {
-                let Some(claim) = claim else { return };
+                let Some(claim) = claim else {
+                    return Ok(());
+                };
                 let own = arch.server_cts.get(j).and_then(|(_, v)| match v.get(k) {
                     Some(ServerCt::Xor(x)) => x.bit(acc.bit),
                     _ => None,
@@ -385,19 +392,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     if let Some((e, _)) = arch.server_cts.get(j) {
                         evidence.push(e.clone());
                     }
-                    return self.halt(
+                    return Err(Stop::fault(
                         ServerId(j as u32),
                         ServerFault::WrongBlameBits {
                             round: acc.round,
                             slot: acc.slot,
                         },
                         evidence,
-                    );
+                    ));
                 }
             }
             // 2. The first client whose ciphertext bit differs from the XOR of its pad bits.
             let Some(open) = arch.open.get(k) else {
-                return;
+                return Ok(());
             };
             let mut suspect = None;
             for (idx, c) in blame.clients.iter().enumerate() {
@@ -431,7 +438,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             .filter_map(|t| t.suspect.flatten())
             .collect();
         blame.suspects = Some(suspects.clone());
-        blame.deadline = Some(now + timeout);
+        blame.deadline = Some(core.now + core.config.policy.rebuttal_timeout);
         let early_verdicts: Vec<Envelope<S::G>> = blame
             .early_verdicts
             .iter_mut()
@@ -451,7 +458,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let to_ask: Vec<ClientId> = suspects
             .iter()
             .copied()
-            .filter(|c| !self.excluded.contains(c))
+            .filter(|c| !core.excluded.contains(c))
             .collect();
         for c in to_ask {
             let request = RebuttalRequest {
@@ -459,7 +466,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 suspect: c,
                 bits: envelopes.clone(),
             };
-            self.send(
+            core.send(
                 Party::Client(c),
                 Kind::RebuttalRequest,
                 round,
@@ -468,101 +475,112 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         }
         for (_, bytes) in objections {
             if let Ok(env) = Envelope::<S::G>::from_bytes(&bytes) {
-                self.on_rebuttal(env);
+                self.on_rebuttal(core, env)?;
             }
         }
-        self.maybe_decide();
+        self.maybe_decide(core);
         for env in early_verdicts {
-            self.on_verdict(env);
+            self.on_verdict(core, env)?;
         }
+        Ok(())
     }
 
-    pub(crate) fn on_rebuttal(&mut self, env: Envelope<S::G>) {
+    pub(super) fn on_rebuttal<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let from = env.header().sender;
-        let Party::Client(c) = from else { return };
+        let Party::Client(c) = from else {
+            return Ok(());
+        };
         let Ok(rebuttal) = Rebuttal::from_bytes(&env.payload) else {
-            return self.reject(MessageError::Malformed {
+            core.reject(MessageError::Malformed {
                 from,
                 source: WireError::Invalid("rebuttal"),
             });
+            return Ok(());
         };
         if let Rebuttal::LieProof { .. } = rebuttal {
-            return self.on_lie_proof(&env);
+            return self.on_lie_proof(core, &env);
         }
         let round = rebuttal.round();
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let Some(blame) = run.blame.as_mut().filter(|b| b.round == round) else {
+        let Some(blame) = self.blame.as_mut().filter(|b| b.round == round) else {
             // Blame not started here yet (the suspect answered a faster server): keep the
             // latest per client until it does.
-            run.early_blame.objections.insert(c, env);
-            return;
+            self.early_blame.objections.insert(c, env);
+            return Ok(());
         };
         if blame.suspects.is_none() {
             blame.objections.entry(c).or_insert_with(|| env.to_bytes());
-            return;
+            return Ok(());
         }
         let bytes = env.to_bytes();
-        if !blame.decided && blame.is_answer(&self.config, &self.session, &bytes) == Some(c) {
+        if !blame.decided && blame.is_answer(&core.config, &core.session, &bytes) == Some(c) {
             // The suspect saw exactly our claims and objects to none of them.
             blame.answers.entry(c).or_insert(bytes);
-            self.maybe_decide();
+            self.maybe_decide(core);
         }
         // Otherwise someone else's, about claims we do not hold (an equivocating server's other
         // version: the echoes name it), or too late: not evidence for our verdict.
+        Ok(())
     }
 
     /// The server a signed rebuttal proves lied, with the accusation and its signed claim.
-    fn lie_proof_in(&self, rebuttal: &[u8]) -> Option<(ServerId, Accusation, Vec<u8>)> {
-        let State::Running(run) = &self.state else {
-            return None;
-        };
-        let xor = run.nets.xor.as_ref()?;
-        check_lie_proof::<S>(&self.config, &self.session, xor.roster(), rebuttal)
+    fn lie_proof_in<R>(
+        &self,
+        core: &Core<S, R>,
+        rebuttal: &[u8],
+    ) -> Option<(ServerId, Accusation, Vec<u8>)> {
+        let xor = self.nets.xor.as_ref()?;
+        check_lie_proof::<S>(&core.config, &core.session, xor.roster(), rebuttal)
     }
 
     /// A rebuttal carrying a lie proof: conclusive whenever it arrives.
-    fn on_lie_proof(&mut self, env: &Envelope<S::G>) {
+    fn on_lie_proof<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: &Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let bytes = env.to_bytes();
-        match self.lie_proof_in(&bytes) {
-            Some((j, acc, claim)) => self.halt(
+        match self.lie_proof_in(core, &bytes) {
+            Some((j, acc, claim)) => Err(Stop::fault(
                 j,
                 ServerFault::WrongBlameBits {
                     round: acc.round,
                     slot: acc.slot,
                 },
                 vec![claim, bytes],
-            ),
-            None => self.reject(MessageError::Malformed {
-                from: env.header().sender,
-                source: WireError::Invalid("lie proof"),
-            }),
+            )),
+            None => {
+                core.reject(MessageError::Malformed {
+                    from: env.header().sender,
+                    source: WireError::Invalid("lie proof"),
+                });
+                Ok(())
+            }
         }
     }
 
-    pub(crate) fn check_blame_deadline(&mut self) {
-        let now = self.now;
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        if run
+    pub(crate) fn check_blame_deadline<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+    ) -> Result<(), Stop> {
+        if self
             .blame
             .as_ref()
             .and_then(Blame::pending_deadline)
-            .is_some_and(|d| now >= d)
+            .is_some_and(|d| core.now >= d)
         {
             // A suspect that does not answer in time is treated as guilty.
-            self.decide();
+            self.decide(core);
         }
+        Ok(())
     }
 
     /// Decides as soon as every suspect (not excluded before) has no objection to our claims.
-    fn maybe_decide(&mut self) {
-        let State::Running(run) = &self.state else {
-            return;
-        };
-        let Some(blame) = &run.blame else {
+    fn maybe_decide<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) {
+        let Some(blame) = &self.blame else {
             return;
         };
         let Some(suspects) = &blame.suspects else {
@@ -570,19 +588,15 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         if suspects
             .iter()
-            .all(|c| self.excluded.contains(c) || blame.answers.contains_key(c))
+            .all(|c| core.excluded.contains(c) || blame.answers.contains_key(c))
         {
-            self.decide();
+            self.decide(core);
         }
     }
 
     /// Signs our verdict on the suspects' rebuttals we hold.
-    fn decide(&mut self) {
-        let dissent = self.dissent_in_blame;
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let Some(blame) = run.blame.as_mut().filter(|b| !b.decided) else {
+    fn decide<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) {
+        let Some(blame) = self.blame.as_mut().filter(|b| !b.decided) else {
             return;
         };
         let Some(suspects) = &blame.suspects else {
@@ -592,74 +606,71 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let verdict = Verdict {
             round: blame.round,
             // Simulator adversary: "nobody is to blame", whatever the evidence.
-            culprits: if dissent {
+            culprits: if core.adversaries.dissent_in_blame() {
                 Vec::new()
             } else {
                 suspects.iter().copied().collect()
             },
             rebuttals: blame.answers.values().cloned().collect(),
         };
-        self.broadcast(Kind::Verdict, verdict.round, verdict.to_bytes());
+        core.broadcast(Kind::Verdict, verdict.round, verdict.to_bytes());
     }
 
-    pub(crate) fn on_verdict(&mut self, env: Envelope<S::G>) {
+    pub(super) fn on_verdict<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let Party::Server(j) = env.header().sender else {
-            return;
+            return Ok(());
         };
         let Ok(verdict) = Verdict::from_bytes(&env.payload) else {
-            return self.bad_message(j, &env);
+            return Err(Stop::bad_message(j, &env));
         };
         if verdict.round != env.header().round {
-            return self.bad_message(j, &env);
+            return Err(Stop::bad_message(j, &env));
         }
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let Some(blame) = run.blame.as_mut().filter(|b| b.round == verdict.round) else {
+        let Some(blame) = self.blame.as_mut().filter(|b| b.round == verdict.round) else {
             return self.keep_early_from_server(j, env);
         };
         let Some(suspects) = blame.suspects.clone() else {
             if let Some(slot) = blame.early_verdicts.get_mut(j.0 as usize) {
                 *slot = Some(env);
             }
-            return;
+            return Ok(());
         };
         // The verdict must be what its own evidence implies, given the claims all honest
         // servers hold: every suspect, each rebuttal a suspect's "no objection" to our claims.
         let mut answered = BTreeSet::new();
         let evidence_ok = verdict.rebuttals.iter().all(|r| {
             blame
-                .is_answer(&self.config, &self.session, r)
+                .is_answer(&core.config, &core.session, r)
                 .is_some_and(|c| answered.insert(c))
         });
         let culprits: BTreeSet<ClientId> = verdict.culprits.iter().copied().collect();
         if !evidence_ok || culprits != suspects {
-            let (round, slot) = blame.traces.first().map_or((blame.round, 0), |t| {
-                (t.accusation.round, t.accusation.slot)
-            });
-            return self.halt(
+            let (round, slot) = blame.first_accused();
+            return Err(Stop::fault(
                 j,
                 ServerFault::BadVerdict { round, slot },
                 vec![env.to_bytes()],
-            );
+            ));
         }
         let Some(slot @ None) = blame.verdicts.get_mut(j.0 as usize) else {
-            return;
+            return Ok(());
         };
         *slot = Some(env.to_bytes());
-        self.last_progress = self.now;
+        core.progress();
         if blame.verdicts.iter().all(Option::is_some) {
-            self.conclude();
+            self.conclude(core)?;
         }
+        Ok(())
     }
 
     /// Every server's verdict is in and consistent: apply it.
-    fn conclude(&mut self) {
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let Some(blame) = run.blame.take() else {
-            return;
+    fn conclude<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) -> Result<(), Stop> {
+        let Some(blame) = self.blame.take() else {
+            return Ok(());
         };
         let mut evidence: Vec<Vec<u8>> = blame
             .claims
@@ -671,30 +682,28 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         for trace in &blame.traces {
             let culprit = trace.suspect.flatten();
             if let Some(c) = culprit
-                && !self.excluded.contains(&c)
+                && !core.excluded.contains(&c)
             {
                 let reason = ExclusionReason::Disruption {
                     round: trace.accusation.round,
                     slot: trace.accusation.slot,
                 };
-                run.pending_exclusions.push((c, reason));
-                self.excluded.insert(c);
-                self.events.push_back(Event::Excluded {
+                self.pending_exclusions.push((c, reason));
+                core.excluded.insert(c);
+                core.events.push_back(Event::Excluded {
                     client: c,
                     reason,
                     evidence: evidence.clone(),
                 });
             }
-            self.events.push_back(Event::Verdict {
+            core.events.push_back(Event::Verdict {
                 accusation: trace.accusation,
                 culprit: culprit.map(Party::Client),
             });
         }
         // Drop submissions of newly excluded clients and let the window close.
-        let excluded = self.excluded.clone();
-        if let State::Running(run) = &mut self.state {
-            run.round.own.retain(|c, _| !excluded.contains(c));
-        }
-        self.check_window();
+        let excluded = &core.excluded;
+        self.round.own.retain(|c, _| !excluded.contains(c));
+        self.check_window(core)
     }
 }

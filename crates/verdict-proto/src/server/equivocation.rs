@@ -10,22 +10,27 @@
 //! round that cannot exist yet, or an echo that is not one step's headers, is named
 //! ([`ServerFault::BadMessage`]).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Party, ServerId};
 
-use super::*;
+use super::common::Core;
+use super::stop::Stop;
+use crate::error::ServerFault;
+use crate::suite::ProtoSuite;
+use crate::wire::{Envelope, Header, Kind, SignedHeader, payloads};
 
 /// Rounds of history a step message may still refer to (blame traces the round before the
 /// one carrying the accusation, and starts one round later still).
 pub(crate) const HISTORY: u64 = 3;
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
     /// Whether a step of `round` can concern us now: `None` if it is too old to matter,
     /// `Some(false)` if it is a round that cannot have started.
     fn in_window(&self, round: u64) -> Option<bool> {
-        let current = self.round();
+        let current = self.round;
         if round > current + 1 {
             return Some(false);
         }
@@ -33,43 +38,44 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     }
 
     /// Records a server's signed header; a second, different header for the same step is
-    /// equivocation. Returns `false` if the message must be dropped.
-    pub(crate) fn track(&mut self, env: &Envelope<S::G>) -> bool {
+    /// equivocation (the session stops, naming its signer).
+    pub(crate) fn track(&mut self, env: &Envelope<S::G>) -> Result<(), Stop> {
         let signed = &env.signed;
         let h = &signed.header;
         let Party::Server(s) = h.sender else {
-            return true;
+            return Ok(());
         };
         if !h.kind.is_step() {
-            return true;
+            return Ok(());
         }
         match self.in_window(h.round) {
-            None => return true,
-            Some(false) => {
-                self.bad_message(s, env);
-                return false;
-            }
+            // Too old to matter: the round logic refuses it.
+            None => return Ok(()),
+            Some(false) => return Err(Stop::bad_message(s, env)),
             Some(true) => {}
         }
         let k = (h.kind, h.sender, h.round);
         match self.headers.get(&k) {
             Some(prev) if prev.header.digest != h.digest => {
                 let (first, second) = (prev.to_bytes(), signed.to_bytes());
-                self.halt(s, ServerFault::Equivocation { first, second }, Vec::new());
-                false
+                Err(Stop::fault(
+                    s,
+                    ServerFault::Equivocation { first, second },
+                    Vec::new(),
+                ))
             }
-            Some(_) => true,
+            Some(_) => Ok(()),
             None => {
                 self.headers.insert(k, signed.clone());
                 self.maybe_echo(h.kind, h.round);
-                true
+                Ok(())
             }
         }
     }
 
     /// Forgets the headers of rounds no step can concern any more (after a round advanced).
     pub(crate) fn prune_headers(&mut self) {
-        let current = self.round();
+        let current = self.round;
         let keep = |round: u64| round + HISTORY >= current;
         self.headers.retain(|(_, _, round), _| keep(*round));
         self.echoed.retain(|(_, round)| keep(*round));
@@ -93,32 +99,24 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         }
         self.echoed.insert((kind, round));
-        let mut w = Writer::new();
-        write_byte_list(&mut w, &heads);
-        let env = self.seal(Kind::Echo, round, w.finish());
+        let env = self.seal(Kind::Echo, round, payloads::ByteList::encode(&heads));
         let bytes: Arc<[u8]> = env.to_bytes().into();
-        for j in 0..m {
-            if j != self.id.0 {
-                self.transmits.push_back(Transmit {
-                    to: Party::Server(ServerId(j)),
-                    bytes: Arc::clone(&bytes),
-                });
-            }
-        }
+        self.send_to_servers(&bytes);
     }
 
-    pub(crate) fn handle_echo(&mut self, env: &Envelope<S::G>) {
+    pub(crate) fn handle_echo(&mut self, env: &Envelope<S::G>) -> Result<(), Stop> {
         let Party::Server(echoer) = env.header().sender else {
-            return;
+            return Ok(());
         };
         let round = env.header().round;
-        let Ok(list) = Reader::new(&env.payload).byte_slices() else {
-            return self.bad_message(echoer, env);
+        let bad = || Stop::bad_message(echoer, env);
+        let Ok(payloads::ByteList(list)) = payloads::ByteList::decode(&env.payload) else {
+            return Err(bad());
         };
         match self.in_window(round) {
             // About a step long gone: nothing it says can matter now.
-            None => return,
-            Some(false) => return self.bad_message(echoer, env),
+            None => return Ok(()),
+            Some(false) => return Err(bad()),
             Some(true) => {}
         }
         // An echo is one step's headers from the other servers: at most M − 1, one kind, this
@@ -128,7 +126,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let mut kind = None;
         for bytes in &list {
             let Ok(h) = Header::from_prefix(bytes) else {
-                return self.bad_message(echoer, env);
+                return Err(bad());
             };
             let well_formed = h.kind.is_step()
                 && h.round == round
@@ -137,7 +135,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 && matches!(h.sender, Party::Server(s) if s != echoer && (s.0 as usize) < self.config.num_servers())
                 && seen.insert(h.sender);
             if !well_formed || heads.len() + 1 >= self.config.num_servers() {
-                return self.bad_message(echoer, env);
+                return Err(bad());
             }
             heads.push((h, *bytes));
         }
@@ -152,7 +150,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 continue;
             }
             let Ok(signed) = SignedHeader::<S::G>::from_bytes(bytes) else {
-                return self.bad_message(echoer, env);
+                return Err(bad());
             };
             let h = &signed.header;
             let Some(key) = self.config.key_of(h.sender) else {
@@ -168,9 +166,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 && let Party::Server(s) = h.sender
             {
                 let (first, second) = (prev.to_bytes(), signed.to_bytes());
-                return self.halt(s, ServerFault::Equivocation { first, second }, Vec::new());
+                return Err(Stop::fault(
+                    s,
+                    ServerFault::Equivocation { first, second },
+                    Vec::new(),
+                ));
             }
             self.headers.entry(k).or_insert(signed);
         }
+        Ok(())
     }
 }

@@ -11,6 +11,13 @@
 //! ([`ServerPhase::AwaitingCommits`] when XOR slots are open) →
 //! [`ServerPhase::AwaitingServerCiphertexts`] → [`ServerPhase::AwaitingOutputSignatures`] →
 //! next round; [`ServerPhase::Halted`] on a server fault.
+//!
+//! Layout (quinn-proto style): [`Server`] is a `common::Core` (identity, keys, clock,
+//! outbox, equivocation tracker) and a `state::State` (set-up, running, halted). This module
+//! is the router, the only place that matches on the state; each stage's handlers take the
+//! stage's data and the core and return `Result<_, Stop>` (`stop`): `setup`, `round/*`
+//! (submission window, inventories, server ciphertexts, reveal, certification), `blame`,
+//! `equivocation`, `timer`, and the simulator's `adversary` switches.
 
 use core::time::Duration;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -19,31 +26,31 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Ciphersuite, ClientId, Party, ServerId, SessionId};
 
 use crate::config::GroupConfig;
-use crate::error::{ConfigError, ExclusionReason, MessageError, ServerFault, WireError};
+use crate::error::{ConfigError, MessageError};
 use crate::event::{Event, Transmit};
 use crate::keys::SecretKeys;
-use crate::policy::Verification;
-use crate::setup::{SetupLog, build_nets, inventory_payload};
-use crate::slot::{
-    ACCUSATION_LEN, Accusation, HEADER_LEN, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput,
-    split_payload, verify_slot,
-};
-use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite, ServerCt, ServerSecrets, XorOf};
-use crate::wire::{Envelope, Header, Kind, Reader, SignedHeader, Writer, write_byte_list};
+use crate::setup::SetupLog;
+use crate::slot::OpenSlot;
+use crate::suite::{ProtoSuite, ServerSecrets, XorOf};
+use crate::wire::{Envelope, Kind, Role};
 
 mod adversary;
 mod blame;
+mod common;
 mod equivocation;
-mod fault;
-mod outbox;
 mod round;
 mod setup;
+mod state;
+mod stop;
 mod timer;
 
+#[cfg(feature = "adversary")]
 pub use adversary::AggregateTamper;
-use blame::{Blame, EarlyBlame};
 pub(crate) use blame::{accusation_len, bit_of};
-use round::{client_ct, new_round};
+
+use common::Core;
+use state::{EARLY_PER_SERVER, Early, RoundStep, SetupState, State};
+use stop::Stop;
 
 /// What a server is waiting for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,152 +74,6 @@ pub enum ServerPhase {
     Halted,
 }
 
-/// One client's accepted submission.
-struct Submitted<S: ProtoSuite> {
-    envelope: Vec<u8>,
-    /// The decoded ciphertext per open slot. `None` where decoding is deferred: a verifiable
-    /// slot of another server's client under an aggregating suite, decoded only if the slot
-    /// fails to reveal.
-    cts: Vec<Option<ClientCt<S>>>,
-}
-
-/// A client submission a server rejected for an invalid proof: client, first invalid slot,
-/// its signed submission.
-type Rejected = (ClientId, u32, Vec<u8>);
-
-/// One server's inventory.
-struct Inventory<S: ProtoSuite> {
-    /// The server's signed inventory message: evidence against it (kept decoded; encoded only
-    /// when it becomes evidence).
-    envelope: Option<Envelope<S::G>>,
-    /// The submissions it accepted.
-    items: Vec<(ClientId, Submitted<S>)>,
-    /// The submissions it rejected (each rejection checked on receipt).
-    rejected: Vec<Rejected>,
-    /// Per open slot, the sum of its accepted clients' ciphertexts (aggregating suites,
-    /// verifiable slots; `None` elsewhere).
-    aggregates: Vec<Option<S::Aggregate>>,
-}
-
-/// What a round keeps of one server's inventory once the accepted set is known.
-struct Forwarded<S: ProtoSuite> {
-    envelope: Option<Envelope<S::G>>,
-    /// The per-slot aggregates the reveal uses for this server's clients.
-    aggregates: Vec<Option<S::Aggregate>>,
-    /// Whether `aggregates` are the server's own (to be checked if a slot fails) rather than
-    /// recomputed by us from its submissions.
-    as_forwarded: bool,
-}
-/// A server's ciphertexts message (signed envelope) and the decoded ciphertexts.
-type SignedServerCts<S> = (Vec<u8>, Vec<ServerCt<S>>);
-
-/// A round's state.
-struct Round<S: ProtoSuite> {
-    number: u64,
-    open: Vec<OpenSlot>,
-    prepared: Vec<Prepared<S>>,
-    opened_at: Duration,
-    fraction_at: Option<Duration>,
-    own: BTreeMap<ClientId, Submitted<S>>,
-    /// Our own rejections and aggregates, fixed when our window closed.
-    own_rejected: Vec<Rejected>,
-    own_aggregates: Vec<Option<S::Aggregate>>,
-    inventories: Vec<Option<Inventory<S>>>,
-    accepted: BTreeMap<ClientId, Submitted<S>>,
-    /// The server whose inventory each accepted client's submission is counted from.
-    upstream: BTreeMap<ClientId, ServerId>,
-    forwarded: Vec<Forwarded<S>>,
-    excluded_now: Vec<(ClientId, ExclusionReason, Vec<Vec<u8>>)>,
-    my_cts: Option<Vec<u8>>,
-    commits: Vec<Option<[u8; 32]>>,
-    server_cts: Vec<Option<SignedServerCts<S>>>,
-    /// Server ciphertexts of faster servers that arrived before we knew `S` (one per server).
-    early_cts: Vec<Option<Envelope<S::G>>>,
-    result: Option<(RoundResult, Vec<u8>)>,
-    accusations: Vec<Accusation>,
-    signatures: Vec<Option<Vec<u8>>>,
-}
-
-/// What blame needs of a past round.
-struct Archived<S: ProtoSuite> {
-    open: Vec<OpenSlot>,
-    outputs: Vec<SlotOutput>,
-    accepted: BTreeMap<ClientId, Submitted<S>>,
-    server_cts: Vec<SignedServerCts<S>>,
-}
-
-struct Running<S: ProtoSuite> {
-    nets: Nets<S>,
-    secrets: ServerSecrets<S>,
-    schedule: Schedule,
-    round: Round<S>,
-    /// Messages for the next round (a faster peer), kept per sender.
-    future: Early<S::G>,
-    history: BTreeMap<u64, Archived<S>>,
-    blame: Option<Blame<S::G>>,
-    /// Blame messages that arrived before this server started tracing (a faster server).
-    early_blame: EarlyBlame<S::G>,
-    pending_exclusions: Vec<(ClientId, ExclusionReason)>,
-}
-
-struct SetupState<S: ProtoSuite> {
-    log: SetupLog<S>,
-    own: BTreeMap<ClientId, Vec<u8>>,
-    /// When the set-up window opened (the server's start) and when its fraction was reached.
-    opened_at: Duration,
-    fraction_at: Option<Duration>,
-    sent_inventory: bool,
-    sent_step: bool,
-    sent_decryption: bool,
-    sent_dispute: bool,
-    /// Round-0 messages of servers that finished set-up first, kept per server.
-    early: Early<S::G>,
-    secrets: Option<ServerSecrets<S>>,
-    suite_setup: Vec<u8>,
-}
-
-/// Verified messages that arrived early, kept per sender and bounded: a correct server sends a
-/// handful of step messages per round and a client one submission, so one peer can never fill
-/// a buffer another's messages need (the review's flooding attack).
-struct Early<G: verdict_group::Group> {
-    servers: BTreeMap<ServerId, Vec<Envelope<G>>>,
-    clients: BTreeMap<ClientId, Envelope<G>>,
-}
-
-impl<G: verdict_group::Group> Default for Early<G> {
-    fn default() -> Self {
-        Self {
-            servers: BTreeMap::new(),
-            clients: BTreeMap::new(),
-        }
-    }
-}
-
-impl<G: verdict_group::Group> Early<G> {
-    /// Messages held.
-    fn len(&self) -> usize {
-        self.servers.values().map(Vec::len).sum::<usize>() + self.clients.len()
-    }
-
-    /// Everything, servers' first, each sender's in arrival order.
-    fn drain(self) -> impl Iterator<Item = Envelope<G>> {
-        self.servers
-            .into_values()
-            .flatten()
-            .chain(self.clients.into_values())
-    }
-}
-
-/// Early step messages a server may have outstanding for one round (Inventory, Commit,
-/// ServerCiphertexts, OutputSignature, and blame's two with room to spare); more is flooding.
-const EARLY_PER_SERVER: usize = 8;
-
-enum State<S: ProtoSuite> {
-    Setup(Box<SetupState<S>>),
-    Running(Box<Running<S>>),
-    Halted,
-}
-
 /// What a server holds that depends on what its peers send: each part is bounded by the group
 /// size and the history depth, whatever the peers do (for tests and metrics).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -228,33 +89,14 @@ pub struct Footprint {
 
 /// A Verdict server.
 pub struct Server<S: ProtoSuite, R: RngCore + CryptoRng> {
-    id: ServerId,
-    keys: SecretKeys<S::G>,
-    config: GroupConfig<S>,
-    session: SessionId,
-    rng: R,
-    clients: BTreeSet<ClientId>,
-    excluded: BTreeSet<ClientId>,
-    now: Duration,
-    last_progress: Duration,
+    core: Core<S, R>,
     state: State<S>,
-    headers: BTreeMap<(Kind, Party, u64), SignedHeader<S::G>>,
-    echoed: BTreeSet<(Kind, u64)>,
-    transmits: VecDeque<Transmit>,
-    events: VecDeque<Event>,
-    lie_in_blame: bool,
-    skip_client_checks: bool,
-    also_list: Vec<Vec<u8>>,
-    swap_aggregates_in: Option<u64>,
-    falsely_reject_in: Option<u64>,
-    tamper_aggregates: Option<(u64, AggregateTamper)>,
-    dissent_in_blame: bool,
 }
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Server<S, R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Server")
-            .field("id", &self.id)
+            .field("id", &self.core.id)
             .field("phase", &self.phase())
             .finish_non_exhaustive()
     }
@@ -274,14 +116,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if !config.member(me).is_some_and(|m| m.matches(&keys)) {
             return Err(ConfigError::KeyMismatch { member: me });
         }
-        let log = SetupLog::new(&config, session)
-            .map_err(|_| ConfigError::GroupSize("pseudonym shuffle parameters"))?;
+        let setup_error = |e: crate::setup::SetupFault| ConfigError::Setup(e.failure);
+        let log = SetupLog::new(&config, session).map_err(setup_error)?;
         let (ver_state, ver_setup) = S::server_setup(log.roster0(), id, keys.dcnet(), &mut rng)
-            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
+            .map_err(ConfigError::Suite)?;
         let xor = if config.policy.mode.is_hybrid() {
             Some(
                 XorOf::<S>::server_setup(log.xor0(), id, keys.xor(), &mut rng)
-                    .map_err(|_| ConfigError::KeyMismatch { member: me })?
+                    .map_err(ConfigError::Suite)?
                     .0,
             )
         } else {
@@ -289,7 +131,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         };
         let clients: BTreeSet<ClientId> = config.clients_of(id).into_iter().collect();
         let suite_setup = S::encode_server_setup(&ver_setup);
-        let mut server = Self {
+        let core = Core {
             id,
             keys,
             config,
@@ -299,46 +141,48 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             excluded: BTreeSet::new(),
             now,
             last_progress: now,
-            state: State::Setup(Box::new(SetupState {
-                log,
-                own: BTreeMap::new(),
-                opened_at: now,
-                fraction_at: None,
-                sent_inventory: false,
-                sent_step: false,
-                sent_decryption: false,
-                sent_dispute: false,
-                early: Early::default(),
-                secrets: Some(ServerSecrets {
-                    ver: ver_state,
-                    xor,
-                }),
-                suite_setup,
-            })),
+            round: 0,
             headers: BTreeMap::new(),
             echoed: BTreeSet::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
-            lie_in_blame: false,
-            skip_client_checks: false,
-            also_list: Vec::new(),
-            swap_aggregates_in: None,
-            falsely_reject_in: None,
-            tamper_aggregates: None,
-            dissent_in_blame: false,
+            loopback: VecDeque::new(),
+            adversaries: Default::default(),
         };
+        let setup = SetupState {
+            log,
+            own: BTreeMap::new(),
+            opened_at: now,
+            fraction_at: None,
+            sent_inventory: false,
+            sent_step: false,
+            sent_decryption: false,
+            sent_dispute: false,
+            early: Early::default(),
+            secrets: Some(ServerSecrets {
+                ver: ver_state,
+                xor,
+            }),
+            suite_setup,
+        };
+        let mut server = Self {
+            core,
+            state: State::Setup(Box::new(setup)),
+        };
+        // A server without clients sends its set-up inventory at once.
         server.setup_progress();
+        server.drain_loopback();
         Ok(server)
     }
 
     /// This server's id.
     pub fn id(&self) -> ServerId {
-        self.id
+        self.core.id
     }
 
     /// The session id.
     pub fn session(&self) -> &SessionId {
-        &self.session
+        &self.core.session
     }
 
     /// What the server awaits.
@@ -347,37 +191,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             State::Setup(s) if !s.sent_inventory => ServerPhase::AwaitingClientSetups,
             State::Setup(_) => ServerPhase::AwaitingSetup,
             State::Halted => ServerPhase::Halted,
-            State::Running(r) => {
-                let round = &r.round;
-                if round.result.is_some() {
-                    ServerPhase::AwaitingOutputSignatures
-                } else if round.my_cts.is_some()
-                    && round.commits.iter().any(Option::is_none)
-                    && round.open.iter().any(|o| o.kind == SlotKind::Xor)
-                    && round.server_cts.iter().all(Option::is_none)
-                {
-                    ServerPhase::AwaitingCommits
-                } else if round.my_cts.is_some() {
-                    ServerPhase::AwaitingServerCiphertexts
-                } else if round
-                    .inventories
-                    .get(self.id.0 as usize)
-                    .is_some_and(Option::is_some)
-                {
-                    ServerPhase::AwaitingInventories
-                } else {
-                    ServerPhase::AwaitingSubmissions
-                }
-            }
+            State::Running(r) => match r.round.step {
+                RoundStep::Collecting => ServerPhase::AwaitingSubmissions,
+                RoundStep::Inventories => ServerPhase::AwaitingInventories,
+                RoundStep::Commits => ServerPhase::AwaitingCommits,
+                RoundStep::ServerCiphertexts => ServerPhase::AwaitingServerCiphertexts,
+                RoundStep::Signatures => ServerPhase::AwaitingOutputSignatures,
+            },
         }
     }
 
     /// The current round (0 during set-up).
     pub fn round(&self) -> u64 {
-        match &self.state {
-            State::Running(r) => r.round.number,
-            _ => 0,
-        }
+        self.core.round
     }
 
     /// The slots open in the current round (empty before set-up completes).
@@ -399,7 +225,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             State::Halted => (0, 0),
         };
         Footprint {
-            headers: self.headers.len(),
+            headers: self.core.headers.len(),
             buffered,
             history,
         }
@@ -407,24 +233,17 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
 
     /// Clients excluded so far.
     pub fn excluded(&self) -> &BTreeSet<ClientId> {
-        &self.excluded
+        &self.core.excluded
     }
 
     /// The next transmission.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.transmits.pop_front()
+        self.core.transmits.pop_front()
     }
 
     /// The next event.
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
-    }
-
-    fn expected_clients(&self) -> usize {
-        self.clients
-            .iter()
-            .filter(|c| !self.excluded.contains(c))
-            .count()
+        self.core.events.pop_front()
     }
 
     /// Handles bytes received from `from`.
@@ -432,39 +251,138 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if matches!(self.state, State::Halted) {
             return;
         }
-        let env = match self.config.open(&self.session, from, bytes) {
+        let env = match self.core.config.open(&self.core.session, from, bytes) {
             Ok(e) => e,
-            Err(e) => return self.reject(e),
+            Err(e) => return self.core.reject(e),
         };
-        let h = env.header().clone();
-        let allowed = h.kind.allowed(from, crate::wire::Role::Server);
-        if !allowed {
-            return self.reject(MessageError::Unexpected {
+        let h = env.header();
+        if !h.kind.allowed(from, Role::Server) {
+            return self.core.reject(MessageError::Unexpected {
                 from,
                 kind: h.kind.name(),
                 round: h.round,
             });
         }
         self.dispatch(env);
+        self.drain_loopback();
     }
 
+    /// Our own broadcasts, in the order we sent them, each handled like a peer's message.
+    fn drain_loopback(&mut self) {
+        while let Some(env) = self.core.loopback.pop_front() {
+            if matches!(self.state, State::Halted) {
+                self.core.loopback.clear();
+                return;
+            }
+            self.dispatch(env);
+        }
+    }
+
+    /// Routes a verified envelope to the handler of the current stage.
     fn dispatch(&mut self, env: Envelope<S::G>) {
         if matches!(self.state, State::Halted) {
             return;
         }
-        let h = env.header().clone();
-        if matches!(h.sender, Party::Server(_)) && !self.track(&env) {
+        if let Err(stop) = self.core.track(&env) {
+            return self.stop(stop);
+        }
+        let kind = env.header().kind;
+        let result = match (&mut self.state, kind) {
+            (_, Kind::Echo) => self.core.handle_echo(&env),
+            (state, Kind::Alert) => {
+                let xor = match state {
+                    State::Running(run) => run.nets.xor.as_ref().map(|x| x.roster()),
+                    _ => None,
+                };
+                Err(self.core.on_alert(&env, xor))
+            }
+            (
+                State::Setup(setup),
+                Kind::ClientSetup
+                | Kind::SetupInventory
+                | Kind::ShuffleStep
+                | Kind::Decryption
+                | Kind::Dispute,
+            ) => match setup.handle(&mut self.core, env) {
+                Ok(Some(run)) => return self.start_running(run),
+                Ok(None) => Ok(()),
+                Err(stop) => Err(stop),
+            },
+            (State::Setup(setup), _) => setup.keep_early(&mut self.core, env),
+            (State::Running(run), _) => run.handle(&mut self.core, env),
+            (State::Halted, _) => Ok(()),
+        };
+        if let Err(stop) = result {
+            self.stop(stop);
+        }
+    }
+
+    /// Set-up is done: round 0 opens, and the round messages of servers that got there first
+    /// are handled (verified and tracked on arrival already).
+    fn start_running(&mut self, run: Box<state::Running<S>>) {
+        let State::Setup(setup) = core::mem::replace(&mut self.state, State::Running(run)) else {
+            return;
+        };
+        let State::Running(run) = &mut self.state else {
+            return;
+        };
+        let mut result = run.check_window(&mut self.core);
+        for env in setup.early.drain() {
+            if result.is_err() {
+                break;
+            }
+            result = run.handle(&mut self.core, env);
+        }
+        if let Err(stop) = result {
+            self.stop(stop);
+        }
+    }
+
+    /// Runs set-up steps that do not wait for a message (its window closing).
+    fn setup_progress(&mut self) {
+        let State::Setup(setup) = &mut self.state else {
+            return;
+        };
+        match setup.progress(&mut self.core) {
+            Ok(Some(run)) => self.start_running(run),
+            Ok(None) => {}
+            Err(stop) => self.stop(stop),
+        }
+    }
+
+    /// The session is over for us.
+    fn stop(&mut self, stop: Stop) {
+        if matches!(self.state, State::Halted) {
             return;
         }
-        match h.kind {
-            Kind::Echo => self.handle_echo(&env),
-            Kind::Alert => self.handle_alert(&env),
-            Kind::ClientSetup
-            | Kind::SetupInventory
-            | Kind::ShuffleStep
-            | Kind::Decryption
-            | Kind::Dispute => self.handle_setup(env),
-            _ => self.handle_round_message(env),
+        self.core.report(stop);
+        self.state = State::Halted;
+    }
+}
+
+impl<S: ProtoSuite> SetupState<S> {
+    /// A round message while we are still in set-up: a faster server is already in round 0.
+    /// Keep its messages (a few per server) until we get there.
+    fn keep_early<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
+        let h = env.header();
+        match (h.sender, h.round) {
+            (Party::Server(j), 0) => {
+                let held = self.early.servers.entry(j).or_default();
+                if held.len() >= EARLY_PER_SERVER {
+                    return Err(Stop::bad_message(j, &env));
+                }
+                held.push(env);
+            }
+            _ => core.reject(MessageError::Unexpected {
+                from: h.sender,
+                kind: h.kind.name(),
+                round: h.round,
+            }),
         }
+        Ok(())
     }
 }

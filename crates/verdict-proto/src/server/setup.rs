@@ -1,5 +1,6 @@
-//! Session set-up at a server: collecting its clients' set-up messages, the set-up inventory,
-//! disputes, the pseudonym shuffle step and decryption shares, and the transition to round 0.
+//! Session set-up at a server: collecting its clients' set-up messages until the set-up window
+//! closes, the set-up inventory, disputes, the pseudonym shuffle step and decryption shares,
+//! and the transition to round 0 (returned as the new state).
 
 use std::collections::BTreeMap;
 
@@ -7,186 +8,184 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
 use verdict_shuffle::{KeyPair, Phase};
 
-use super::*;
+use super::blame::{EarlyBlame, accusation_len};
+use super::common::Core;
+use super::round::new_round;
+use super::state::{Early, Running, SetupState};
+use super::stop::Stop;
+use crate::error::MessageError;
+use crate::event::Event;
+use crate::setup::{SetupFailure, build_nets};
+use crate::slot::Schedule;
+use crate::suite::ProtoSuite;
+use crate::wire::{Envelope, Kind, payloads};
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    pub(crate) fn handle_setup(&mut self, env: Envelope<S::G>) {
+impl<S: ProtoSuite> SetupState<S> {
+    /// A set-up message (from one of our clients, or a server's set-up step). Returns the
+    /// running session once set-up completes.
+    pub(super) fn handle<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<Option<Box<Running<S>>>, Stop> {
         let h = env.header().clone();
-        let State::Setup(setup) = &mut self.state else {
-            return self.reject(MessageError::Unexpected {
-                from: h.sender,
-                kind: h.kind.name(),
-                round: h.round,
-            });
-        };
         match h.sender {
             Party::Client(c) => {
-                if !self.clients.contains(&c) || setup.sent_inventory {
-                    return self.reject(MessageError::Unexpected {
+                if !core.clients.contains(&c) || self.sent_inventory {
+                    core.reject(MessageError::Unexpected {
                         from: h.sender,
                         kind: h.kind.name(),
                         round: h.round,
                     });
+                    return Ok(None);
                 }
                 let bytes = env.to_bytes();
-                if let Some(prev) = setup.own.get(&c) {
+                if let Some(prev) = self.own.get(&c) {
                     if *prev != bytes {
-                        self.reject(MessageError::Duplicate {
+                        core.reject(MessageError::Duplicate {
                             from: h.sender,
                             kind: h.kind.name(),
                         });
                     }
-                    return;
+                    return Ok(None);
                 }
-                setup.own.insert(c, bytes);
+                self.own.insert(c, bytes);
             }
             Party::Server(_) => {
-                self.last_progress = self.now;
-                if let Err(f) = setup.log.add(&self.config, env) {
-                    return self.setup_failed(f.culprits, f.reason);
-                }
+                core.progress();
+                self.log.add(&core.config, env).map_err(|f| Stop::Setup {
+                    failure: f.failure,
+                    culprits: f.culprits,
+                })?;
             }
         }
-        self.setup_progress();
+        self.progress(core)
     }
 
-    pub(crate) fn setup_failed(&mut self, culprits: Vec<Party>, reason: String) {
-        self.events
-            .push_back(Event::SetupFailed { reason, culprits });
-        self.state = State::Halted;
-    }
-
-    pub(crate) fn setup_progress(&mut self) {
-        loop {
-            let State::Setup(setup) = &mut self.state else {
-                return;
-            };
-            if !setup.sent_inventory {
-                // The set-up window: like a round's, measured from the server's start.
-                let window = self.config.policy.setup_window;
-                let expected = self.clients.len();
-                let arrived = setup.own.len();
-                let elapsed = self.now.saturating_sub(setup.opened_at);
-                if setup.fraction_at.is_none() && arrived >= window.needed(expected) {
-                    setup.fraction_at = Some(elapsed);
-                }
-                let closed = expected == 0
-                    || window
-                        .close_at(setup.fraction_at, arrived >= expected)
-                        .is_some_and(|t| elapsed >= t);
-                if !closed {
-                    return;
-                }
-                setup.sent_inventory = true;
-                let list: Vec<Vec<u8>> = setup.own.values().cloned().collect();
-                let payload = inventory_payload(&setup.suite_setup, &list);
-                self.last_progress = self.now;
-                self.broadcast(Kind::SetupInventory, 0, payload);
-                continue;
+    /// Takes every step that is ours to take now; the running session once set-up is done.
+    pub(super) fn progress<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+    ) -> Result<Option<Box<Running<S>>>, Stop> {
+        if !self.sent_inventory {
+            // The set-up window: like a round's, measured from the server's start.
+            let window = core.config.policy.setup_window;
+            let expected = core.clients.len();
+            let arrived = self.own.len();
+            let elapsed = core.now.saturating_sub(self.opened_at);
+            if self.fraction_at.is_none() && arrived >= window.needed(expected) {
+                self.fraction_at = Some(elapsed);
             }
-            if setup.log.is_disputed() {
-                if !setup.sent_dispute {
-                    setup.sent_dispute = true;
-                    let mine = setup.log.disputes_for(self.id);
-                    let reveals: Vec<Vec<u8>> = mine
-                        .into_iter()
-                        .filter_map(|c| {
-                            S::reveal_for_dispute(
-                                setup.log.roster0(),
-                                self.id,
-                                self.keys.dcnet(),
-                                c,
-                                &mut self.rng,
-                            )
-                        })
-                        .map(|r| r.to_bytes())
-                        .collect();
-                    if !reveals.is_empty() {
-                        let mut w = Writer::new();
-                        write_byte_list(&mut w, &reveals);
-                        self.broadcast(Kind::Dispute, 0, w.finish());
-                        continue;
-                    }
-                }
-                return;
+            let closed = expected == 0
+                || window
+                    .close_at(self.fraction_at, arrived >= expected)
+                    .is_some_and(|t| elapsed >= t);
+            if !closed {
+                return Ok(None);
             }
-            let phase = setup.log.shuffle().phase();
-            if let Phase::Shuffle { server } = phase
-                && server == self.id.0 as usize
-                && !setup.sent_step
-            {
-                setup.sent_step = true;
-                match setup.log.shuffle().make_shuffle(self.id.0, &mut self.rng) {
-                    Ok(step) => self.broadcast(Kind::ShuffleStep, 0, step),
-                    Err(e) => {
-                        return self.setup_failed(vec![Party::Server(self.id)], e.to_string());
-                    }
+            self.sent_inventory = true;
+            let list: Vec<Vec<u8>> = self.own.values().cloned().collect();
+            let payload = payloads::SetupInventory::encode(&self.suite_setup, &list);
+            core.progress();
+            // Our own inventory is processed next (loopback), which moves the log on.
+            core.broadcast(Kind::SetupInventory, 0, payload);
+            return Ok(None);
+        }
+        if self.log.is_disputed() {
+            if !self.sent_dispute {
+                self.sent_dispute = true;
+                let reveals: Vec<Vec<u8>> = self
+                    .log
+                    .disputes_for(core.id)
+                    .into_iter()
+                    .filter_map(|c| {
+                        S::reveal_for_dispute(
+                            self.log.roster0(),
+                            core.id,
+                            core.keys.dcnet(),
+                            c,
+                            &mut core.rng,
+                        )
+                    })
+                    .map(|r| r.to_bytes())
+                    .collect();
+                if !reveals.is_empty() {
+                    core.broadcast(Kind::Dispute, 0, payloads::ByteList::encode(&reveals));
                 }
-                continue;
             }
-            if phase == Phase::Decryption && !setup.sent_decryption {
-                setup.sent_decryption = true;
-                let pair = KeyPair::from_secret(self.keys.shuffle().secret().clone());
-                match setup
+            return Ok(None);
+        }
+        let me = Party::Server(core.id);
+        let own_step_failed = |e| Stop::Setup {
+            failure: SetupFailure::Shuffle(e),
+            culprits: vec![me],
+        };
+        match self.log.shuffle().phase() {
+            Phase::Shuffle { server } if server == core.id.0 as usize && !self.sent_step => {
+                self.sent_step = true;
+                let step = self
                     .log
                     .shuffle()
-                    .make_decryption(self.id.0, &pair, &mut self.rng)
-                {
-                    Ok(d) => self.broadcast(Kind::Decryption, 0, d),
-                    Err(e) => {
-                        return self.setup_failed(vec![Party::Server(self.id)], e.to_string());
-                    }
-                }
-                continue;
+                    .make_shuffle(core.id.0, &mut core.rng)
+                    .map_err(own_step_failed)?;
+                core.broadcast(Kind::ShuffleStep, 0, step);
+                Ok(None)
             }
-            if phase == Phase::Done {
-                return self.finish_setup();
+            Phase::Decryption if !self.sent_decryption => {
+                self.sent_decryption = true;
+                let pair = KeyPair::from_secret(core.keys.shuffle().secret().clone());
+                let shares = self
+                    .log
+                    .shuffle()
+                    .make_decryption(core.id.0, &pair, &mut core.rng)
+                    .map_err(own_step_failed)?;
+                core.broadcast(Kind::Decryption, 0, shares);
+                Ok(None)
             }
-            return;
+            Phase::Done => self.finish(core).map(Some),
+            _ => Ok(None),
         }
     }
 
-    pub(crate) fn finish_setup(&mut self) {
-        let State::Setup(setup) = core::mem::replace(&mut self.state, State::Halted) else {
-            return;
-        };
-        let mut setup = *setup;
-        let Some(outcome) = setup.log.outcome() else {
-            return self.setup_failed(vec![Party::Server(self.id)], "no slot assignment".into());
-        };
-        let nets = match build_nets::<S>(
-            setup.log.roster0(),
-            setup.log.xor0(),
+    /// The shuffle is done: build the DC-net sessions, send our clients the transcript, and
+    /// open round 0.
+    fn finish<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+    ) -> Result<Box<Running<S>>, Stop> {
+        let failed = |failure, culprits| Stop::Setup { failure, culprits };
+        let outcome = self
+            .log
+            .outcome()
+            .ok_or_else(|| failed(SetupFailure::NoSlots, Vec::new()))?;
+        let nets = build_nets::<S>(
+            self.log.roster0(),
+            self.log.xor0(),
             outcome.pseudonyms,
             &outcome.client_setups,
             &outcome.server_setups,
-            self.config.policy.mode.is_hybrid(),
-        ) {
-            Ok(n) => n,
-            Err((culprit, reason)) => return self.setup_failed(vec![culprit], reason),
-        };
-        let Some(secrets) = setup.secrets.take() else {
-            return;
-        };
+            core.config.policy.mode.is_hybrid(),
+        )
+        .map_err(|f| failed(f.failure, f.culprits))?;
+        let secrets = self
+            .secrets
+            .take()
+            .ok_or_else(|| failed(SetupFailure::NoSlots, Vec::new()))?;
         let slots = nets.ver.roster().pseudonyms().len();
-        let transcript = setup.log.transcript();
-        let mut w = Writer::new();
-        write_byte_list(&mut w, &transcript);
-        let payload = w.finish();
-        let clients: Vec<ClientId> = self.clients.iter().copied().collect();
-        self.send_to_clients(&clients, Kind::SetupTranscript, 0, payload);
-        self.events.push_back(Event::SetupComplete {
+        let payload = payloads::ByteList::encode(&self.log.transcript());
+        let clients: Vec<ClientId> = core.clients.iter().copied().collect();
+        core.send_to_clients(&clients, Kind::SetupTranscript, 0, payload);
+        core.events.push_back(Event::SetupComplete {
             slots,
             own_slot: None,
         });
-        let schedule = Schedule::new(&self.config.policy, slots, accusation_len::<S>());
-        let m = self.config.num_servers();
-        let round = match new_round::<S>(&nets, &schedule, 0, self.now, m) {
-            Ok(r) => r,
-            Err(reason) => return self.setup_failed(vec![Party::Server(self.id)], reason),
-        };
-        self.last_progress = self.now;
-        self.state = State::Running(Box::new(Running {
+        let schedule = Schedule::new(&core.config.policy, slots, accusation_len::<S>());
+        let m = core.config.num_servers();
+        let round = new_round::<S>(&nets, &schedule, 0, core.now, m)
+            .map_err(|e| failed(SetupFailure::Parameters(e), Vec::new()))?;
+        core.progress();
+        core.round = 0;
+        Ok(Box::new(Running {
             nets,
             secrets,
             schedule,
@@ -196,11 +195,6 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             blame: None,
             early_blame: EarlyBlame::default(),
             pending_exclusions: Vec::new(),
-        }));
-        self.check_window();
-        // Verified and tracked on arrival: straight to the round logic.
-        for env in core::mem::take(&mut setup.early).drain() {
-            self.handle_round_message(env);
-        }
+        }))
     }
 }

@@ -12,19 +12,25 @@ use core::time::Duration;
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::ServerId;
 
-use super::*;
+use super::Server;
+use super::blame::Blame;
+use super::state::{RoundStep, State};
+use super::stop::Stop;
+use crate::error::ServerFault;
+use crate::suite::ProtoSuite;
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     /// When [`Server::handle_timeout`] must next be called.
     pub fn poll_timeout(&self) -> Option<Duration> {
         let mut t = Vec::new();
+        let core = &self.core;
         if let Some((_, due)) = self.awaited() {
-            t.push(due + self.config.policy.server_timeout);
+            t.push(due + core.config.policy.server_timeout);
         }
         match &self.state {
             State::Setup(setup) if !setup.sent_inventory => {
-                let window = &self.config.policy.setup_window;
-                let all = setup.own.len() >= self.clients.len();
+                let window = &core.config.policy.setup_window;
+                let all = setup.own.len() >= core.clients.len();
                 if let Some(close) = window.close_at(setup.fraction_at, all) {
                     t.push(setup.opened_at + close);
                 }
@@ -33,15 +39,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 if let Some(d) = run.blame.as_ref().and_then(Blame::pending_deadline) {
                     t.push(d);
                 }
-                if run.blame.is_none()
-                    && run
-                        .round
-                        .inventories
-                        .get(self.id.0 as usize)
-                        .is_some_and(Option::is_none)
-                {
-                    let window = &self.config.policy.window;
-                    let expected = self.expected_clients();
+                if run.blame.is_none() && run.round.step == RoundStep::Collecting {
+                    let window = &core.config.policy.window;
+                    let expected = core.expected_clients();
                     let arrived = run.round.own.len();
                     if let Some(close) = window.close_at(run.round.fraction_at, arrived >= expected)
                     {
@@ -57,7 +57,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     /// The server a stalled step waits for, and the time from which a correct server would
     /// have sent it (`None`: not waiting for a server, or for one that may rightly wait).
     pub(crate) fn awaited(&self) -> Option<(ServerId, Duration)> {
-        let since = self.last_progress;
+        let core = &self.core;
+        let since = core.last_progress;
         match &self.state {
             State::Setup(setup) => {
                 if !setup.sent_inventory {
@@ -66,7 +67,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 }
                 let j = setup.log.awaited_server()?;
                 if setup.log.awaiting_inventories() {
-                    let deadline = self.config.policy.setup_window.deadline?;
+                    let deadline = core.config.policy.setup_window.deadline?;
                     return Some((j, since.max(setup.opened_at + deadline)));
                 }
                 Some((j, since))
@@ -77,22 +78,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     return blame.awaited_server().map(|j| (j, since));
                 }
                 let round = &run.round;
-                let me = self.id.0 as usize;
-                if round.inventories.get(me).is_some_and(Option::is_none) {
+                fn missing<T>(v: &[Option<T>]) -> Option<usize> {
+                    v.iter().position(Option::is_none)
+                }
+                let j = match round.step {
                     // Waiting for our own clients.
-                    return None;
-                }
-                let missing = |v: &[Option<_>]| v.iter().position(Option::is_none);
-                if let Some(j) = missing(&round.inventories) {
-                    let deadline = self.config.policy.window.deadline?;
-                    return Some((ServerId(j as u32), since.max(round.opened_at + deadline)));
-                }
-                let has_xor = round.open.iter().any(|o| o.kind == SlotKind::Xor);
-                let j = has_xor
-                    .then(|| round.commits.iter().position(Option::is_none))
-                    .flatten()
-                    .or_else(|| round.server_cts.iter().position(Option::is_none))
-                    .or_else(|| round.signatures.iter().position(Option::is_none))?;
+                    RoundStep::Collecting => return None,
+                    RoundStep::Inventories => {
+                        let j = missing(&round.inventories)?;
+                        let deadline = core.config.policy.window.deadline?;
+                        return Some((ServerId(j as u32), since.max(round.opened_at + deadline)));
+                    }
+                    RoundStep::Commits => missing(&round.commits)?,
+                    RoundStep::ServerCiphertexts => missing(&round.server_cts)?,
+                    RoundStep::Signatures => missing(&round.signatures)?,
+                };
                 Some((ServerId(j as u32), since))
             }
             State::Halted => None,
@@ -101,20 +101,30 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
 
     /// Advances time.
     pub fn handle_timeout(&mut self, now: Duration) {
-        self.now = self.now.max(now);
-        if matches!(self.state, State::Halted) {
-            return;
+        self.core.now = self.core.now.max(now);
+        let result = match &mut self.state {
+            State::Halted => return,
+            State::Setup(_) => {
+                self.setup_progress();
+                Ok(())
+            }
+            State::Running(run) => run
+                .check_blame_deadline(&mut self.core)
+                .and_then(|()| run.check_window(&mut self.core)),
+        };
+        if let Err(stop) = result {
+            return self.stop(stop);
         }
-        self.check_blame_deadline();
-        self.check_window();
-        if matches!(self.state, State::Setup(_)) {
-            self.setup_progress();
-        }
+        self.drain_loopback();
         if let Some((j, due)) = self.awaited()
-            && self.now >= due + self.config.policy.server_timeout
+            && self.core.now >= due + self.core.config.policy.server_timeout
         {
-            let round = self.round();
-            self.halt(j, ServerFault::Unresponsive { round }, Vec::new());
+            let round = self.core.round;
+            self.stop(Stop::fault(
+                j,
+                ServerFault::Unresponsive { round },
+                Vec::new(),
+            ));
         }
     }
 }

@@ -140,6 +140,43 @@ pub enum Adversary {
 }
 
 impl<S: ProtoSuite> Simulator<S> {
+    /// Adds an adversary.
+    pub fn add_adversary(&mut self, adversary: Adversary) {
+        if let Adversary::LyingServer { server } | Adversary::DeceivingServer { server } = adversary
+            && let Some(s) = self.servers.get_mut(server.0 as usize)
+        {
+            // The lie must be consistent (what it tells others is what it acts on), so it
+            // lives in the server, not in the link.
+            s.lie_in_blame();
+        }
+        // Server adversaries whose lie must be consistent (what it tells others is what it
+        // acts on) live in the server, not in the link.
+        match adversary {
+            Adversary::UncheckingServer { server } => {
+                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                    s.skip_client_checks();
+                }
+            }
+            Adversary::WrongAggregateServer { server, round } => {
+                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                    s.swap_aggregates_in(round);
+                }
+            }
+            Adversary::DissentingServer { server } => {
+                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                    s.dissent_in_blame();
+                }
+            }
+            Adversary::FalselyRejectingServer { server, round } => {
+                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                    s.falsely_reject_in(round);
+                }
+            }
+            _ => {}
+        }
+        self.adversaries.push(adversary);
+    }
+
     pub(super) fn reseal(
         &mut self,
         who: Party,

@@ -24,8 +24,10 @@ use crate::policy::Policy;
 use crate::server::Server;
 use crate::suite::ProtoSuite;
 
+#[cfg(feature = "adversary")]
 mod adversary;
 
+#[cfg(feature = "adversary")]
 pub use adversary::Adversary;
 
 /// Link model.
@@ -95,10 +97,13 @@ pub struct Simulator<S: ProtoSuite> {
     /// Links whose one-way latency differs from the network's.
     link_latency: BTreeMap<(Party, Party), Duration>,
     config: GroupConfig<S>,
+    #[cfg(feature = "adversary")]
     adversaries: Vec<Adversary>,
     tamper: Option<TamperHook>,
+    #[cfg(feature = "adversary")]
     last_submission: BTreeMap<ClientId, Vec<u8>>,
     /// Participants a crash adversary has silenced.
+    #[cfg(feature = "adversary")]
     crashed: std::collections::BTreeSet<Party>,
     rng: ChaCha20Rng,
     /// Every event, with when and where it happened.
@@ -215,9 +220,12 @@ impl<S: ProtoSuite> Simulator<S> {
             link_last: BTreeMap::new(),
             link_latency: BTreeMap::new(),
             config,
+            #[cfg(feature = "adversary")]
             adversaries: Vec::new(),
             tamper: None,
+            #[cfg(feature = "adversary")]
             last_submission: BTreeMap::new(),
+            #[cfg(feature = "adversary")]
             crashed: std::collections::BTreeSet::new(),
             rng,
             events: Vec::new(),
@@ -271,41 +279,19 @@ impl<S: ProtoSuite> Simulator<S> {
         }
     }
 
-    /// Adds an adversary.
-    pub fn add_adversary(&mut self, adversary: Adversary) {
-        if let Adversary::LyingServer { server } | Adversary::DeceivingServer { server } = adversary
-            && let Some(s) = self.servers.get_mut(server.0 as usize)
-        {
-            // The lie must be consistent (what it tells others is what it acts on), so it
-            // lives in the server, not in the link.
-            s.lie_in_blame();
+    /// What goes onto the link for one transmission: the adversaries' and the tamper hook's
+    /// rewrite (`None`: dropped). Without either, the shared buffer goes as it is.
+    fn rewrite(&mut self, who: Party, to: Party, bytes: Arc<[u8]>) -> Option<Arc<[u8]>> {
+        #[cfg(feature = "adversary")]
+        let bytes: Arc<[u8]> = if self.adversaries.is_empty() {
+            bytes
+        } else {
+            self.misbehave(who, to, bytes.to_vec())?.into()
+        };
+        match self.tamper.as_mut() {
+            Some(h) => h(who, to, bytes.to_vec()).map(Into::into),
+            None => Some(bytes),
         }
-        // Server adversaries whose lie must be consistent (what it tells others is what it
-        // acts on) live in the server, not in the link.
-        match adversary {
-            Adversary::UncheckingServer { server } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
-                    s.skip_client_checks();
-                }
-            }
-            Adversary::WrongAggregateServer { server, round } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
-                    s.swap_aggregates_in(round);
-                }
-            }
-            Adversary::DissentingServer { server } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
-                    s.dissent_in_blame();
-                }
-            }
-            Adversary::FalselyRejectingServer { server, round } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
-                    s.falsely_reject_in(round);
-                }
-            }
-            _ => {}
-        }
-        self.adversaries.push(adversary);
     }
 
     /// Installs a tamper hook (applied after the adversaries).
@@ -395,21 +381,8 @@ impl<S: ProtoSuite> Simulator<S> {
             self.events.push((self.now, who, e));
         }
         for t in out {
-            // Adversaries and the tamper hook rewrite bytes; without them a transmission's
-            // shared buffer goes onto the link as it is.
-            let bytes: Arc<[u8]> = if self.adversaries.is_empty() && self.tamper.is_none() {
-                t.bytes
-            } else {
-                let Some(bytes) = self.misbehave(who, t.to, t.bytes.to_vec()) else {
-                    continue;
-                };
-                match self.tamper.as_mut() {
-                    Some(h) => match h(who, t.to, bytes) {
-                        Some(b) => b.into(),
-                        None => continue,
-                    },
-                    None => bytes.into(),
-                }
+            let Some(bytes) = self.rewrite(who, t.to, t.bytes) else {
+                continue;
             };
             let free = self
                 .link_free

@@ -6,32 +6,46 @@ use std::collections::BTreeMap;
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party, ServerId};
 
-use super::*;
+use super::super::common::Core;
+use super::super::state::{Archived, Running};
+use super::super::stop::Stop;
+use super::{message_kind, new_round};
+use crate::error::ServerFault;
+use crate::event::Event;
+use crate::slot::SlotOutput;
+use crate::suite::ProtoSuite;
+use crate::wire::{Envelope, Kind, payloads};
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    pub(crate) fn on_output_signature(&mut self, env: Envelope<S::G>) {
+/// Past rounds a server keeps for blame (which traces the round before the carrier, and
+/// starts one round later still).
+const HISTORY_ROUNDS: usize = 3;
+
+impl<S: ProtoSuite> Running<S> {
+    pub(super) fn on_output_signature<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let Party::Server(j) = env.header().sender else {
-            return;
+            return Ok(());
         };
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        if let Some(slot) = run.round.signatures.get_mut(j.0 as usize) {
-            *slot = Some(env.to_bytes());
+        if let Some(slot) = self.round.signatures.get_mut(j.0 as usize) {
+            slot.get_or_insert_with(|| env.to_bytes());
         }
-        self.last_progress = self.now;
-        self.after_signatures();
+        core.progress();
+        self.after_signatures(core)
     }
 
-    pub(crate) fn after_signatures(&mut self) {
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
+    fn after_signatures<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+    ) -> Result<(), Stop> {
+        let run = self;
         let Some((_, bytes)) = &run.round.result else {
-            return;
+            return Ok(());
         };
         if run.round.signatures.iter().any(Option::is_none) {
-            return;
+            return Ok(());
         }
         let digest = *blake3::hash(bytes).as_bytes();
         let round_no = run.round.number;
@@ -42,31 +56,28 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 .is_some_and(|e| e.payload == digest);
             if !ok {
                 let evidence: Vec<Vec<u8>> = sig.iter().cloned().collect();
-                return self.halt(
+                return Err(Stop::fault(
                     ServerId(j as u32),
                     ServerFault::BadOutput { round: round_no },
                     evidence,
-                );
+                ));
             }
         }
-        self.certify();
+        run.certify(core)
     }
 
-    pub(crate) fn certify(&mut self) {
-        let clients: Vec<ClientId> = self.clients.iter().copied().collect();
-        let now = self.now;
-        let m = self.config.num_servers();
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
+    /// Every server signed our output: send it to our clients, archive what blame needs, and
+    /// open the next round.
+    fn certify<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) -> Result<(), Stop> {
+        let clients: Vec<ClientId> = core.clients.iter().copied().collect();
+        let now = core.now;
+        let m = core.config.num_servers();
+        let run = self;
         let Some((result, bytes)) = run.round.result.clone() else {
-            return;
+            return Ok(());
         };
-        let mut w = Writer::new();
-        w.bytes(&bytes);
         let sigs: Vec<Vec<u8>> = run.round.signatures.iter().flatten().cloned().collect();
-        write_byte_list(&mut w, &sigs);
-        let payload = w.finish();
+        let payload = payloads::RoundOutput::encode(&bytes, &sigs);
         let round_no = result.round;
         let accusations = core::mem::take(&mut run.round.accusations);
         let excluded_now = core::mem::take(&mut run.round.excluded_now);
@@ -74,7 +85,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         // Only hybrid blame looks back, at an XOR slot's submissions: rounds without XOR slots
         // keep none, and the others keep them encoded (the signed envelope is the evidence, a
         // blamed slot is decoded again), so a server's memory is not three rounds of both.
-        let has_xor = run.round.open.iter().any(|o| o.kind == SlotKind::Xor);
+        let has_xor = run.round.has_xor();
         let mut accepted = core::mem::take(&mut run.round.accepted);
         if has_xor {
             for sub in accepted.values_mut() {
@@ -95,62 +106,62 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 .collect(),
         };
         run.history.insert(round_no, archived);
-        while run.history.len() > 3 {
+        while run.history.len() > HISTORY_ROUNDS {
             run.history.pop_first();
         }
         run.schedule.advance(&result);
-        let next = new_round::<S>(&run.nets, &run.schedule, round_no + 1, now, m);
-        let future = core::mem::take(&mut run.future);
-        match next {
-            Ok(r) => run.round = r,
-            Err(_) => {
-                let me = self.id;
-                return self.halt(
-                    me,
+        let next =
+            new_round::<S>(&run.nets, &run.schedule, round_no + 1, now, m).map_err(|_| {
+                // Every participant derives the same schedule: only a bug of ours gets here.
+                Stop::fault(
+                    core.id,
                     ServerFault::BadOutput {
                         round: round_no + 1,
                     },
                     Vec::new(),
-                );
-            }
-        }
-        self.prune_headers();
-        self.send_to_clients(&clients, Kind::RoundOutput, round_no, payload);
+                )
+            })?;
+        run.round = next;
+        let future = core::mem::take(&mut run.future);
+        core.round = round_no + 1;
+        core.prune_headers();
+        core.send_to_clients(&clients, Kind::RoundOutput, round_no, payload);
         for (c, reason, evidence) in excluded_now {
-            self.excluded.insert(c);
-            self.events.push_back(Event::Excluded {
+            core.excluded.insert(c);
+            core.events.push_back(Event::Excluded {
                 client: c,
                 reason,
                 evidence,
             });
         }
         for (c, _) in &result.excluded {
-            self.excluded.insert(*c);
+            core.excluded.insert(*c);
         }
+        let kind = message_kind(core.config.policy.mode.is_hybrid());
         for (open, out) in &result.slots {
             if let SlotOutput::Message(m) = out
                 && !m.is_empty()
-                && open.kind == message_kind(self.config.policy.mode.is_hybrid())
+                && open.kind == kind
             {
-                self.events.push_back(Event::Delivered {
+                core.events.push_back(Event::Delivered {
                     round: round_no,
                     slot: open.slot,
                     message: m.clone(),
                 });
             }
         }
-        self.events.push_back(Event::RoundComplete {
+        core.events.push_back(Event::RoundComplete {
             round: round_no,
             participants: result.participants(),
         });
-        self.last_progress = now;
+        core.last_progress = now;
         if !accusations.is_empty() {
-            self.start_blame(accusations, round_no);
+            run.start_blame(core, accusations, round_no)?;
         }
         // Verified and tracked on arrival: straight to the round logic.
         for env in future.drain() {
-            self.handle_round_message(env);
+            run.handle(core, env)?;
         }
-        self.check_window();
+        run.check_window(core)
     }
 }

@@ -4,87 +4,101 @@
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
 
-use super::*;
+use super::super::common::Core;
+use super::super::state::{RoundStep, Running};
+use super::super::stop::Stop;
+use super::slot_items;
+use crate::error::ServerFault;
+use crate::suite::{Nets, Prepared, ProtoSuite};
+use crate::wire::{Envelope, Kind, payloads};
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    pub(crate) fn on_commit(&mut self, env: Envelope<S::G>) {
+impl<S: ProtoSuite> Running<S> {
+    pub(super) fn on_commit<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let Party::Server(j) = env.header().sender else {
-            return;
+            return Ok(());
         };
         let Ok(digest) = <[u8; 32]>::try_from(env.payload.as_slice()) else {
-            return self.bad_message(j, &env);
+            return Err(Stop::bad_message(j, &env));
         };
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        if let Some(slot) = run.round.commits.get_mut(j.0 as usize) {
-            *slot = Some(digest);
+        if let Some(slot) = self.round.commits.get_mut(j.0 as usize) {
+            slot.get_or_insert(digest);
         }
-        self.last_progress = self.now;
-        self.after_commits();
+        core.progress();
+        self.after_commits(core);
+        Ok(())
     }
 
-    pub(crate) fn after_commits(&mut self) {
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        let me = self.id.0 as usize;
-        if run.round.commits.iter().any(Option::is_none)
-            || run.round.server_cts.get(me).is_some_and(Option::is_some)
-        {
+    /// With every commitment in, our server ciphertexts follow.
+    fn after_commits<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) {
+        if self.round.step != RoundStep::Commits || self.round.commits.iter().any(Option::is_none) {
             return;
         }
-        let Some(payload) = run.round.my_cts.clone() else {
+        let Some(payload) = self.round.my_cts.clone() else {
             return;
         };
-        let round_no = run.round.number;
-        self.broadcast(Kind::ServerCiphertexts, round_no, payload);
+        self.round.step = RoundStep::ServerCiphertexts;
+        core.broadcast(Kind::ServerCiphertexts, self.round.number, payload);
     }
 
-    pub(crate) fn on_server_cts(&mut self, env: Envelope<S::G>) {
+    pub(super) fn on_server_cts<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let Party::Server(j) = env.header().sender else {
-            return;
+            return Ok(());
         };
         let round_no = env.header().round;
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
+        let run = self;
         if run.round.my_cts.is_none() {
             // A faster server already has every inventory; we do not, so we cannot check its
             // proofs over S yet. (Bounded: one message per server per round.)
             if let Some(slot) = run.round.early_cts.get_mut(j.0 as usize) {
                 slot.get_or_insert(env);
             }
-            return;
+            return Ok(());
         }
         let evidence = vec![env.to_bytes()];
-        let has_xor = run.round.open.iter().any(|o| o.kind == SlotKind::Xor);
-        if has_xor {
+        if run.round.has_xor() {
             let committed = run.round.commits.get(j.0 as usize).copied().flatten();
             if committed != Some(*blake3::hash(&env.payload).as_bytes()) {
-                return self.halt(j, ServerFault::CommitMismatch { round: round_no }, evidence);
+                return Err(Stop::fault(
+                    j,
+                    ServerFault::CommitMismatch { round: round_no },
+                    evidence,
+                ));
             }
         }
-        let list = match Reader::new(&env.payload).byte_slices() {
-            Ok(l) if l.len() == run.round.open.len() => l,
-            _ => return self.halt(j, ServerFault::BadOutput { round: round_no }, evidence),
+        let list = match payloads::ByteList::decode(&env.payload) {
+            Ok(l) if l.0.len() == run.round.open.len() => l.0,
+            _ => {
+                return Err(Stop::fault(
+                    j,
+                    ServerFault::BadOutput { round: round_no },
+                    evidence,
+                ));
+            }
         };
         let mut cts = Vec::with_capacity(list.len());
         for (k, (open, bytes)) in run.round.open.iter().zip(&list).enumerate() {
             let Some(ct) = Nets::<S>::decode_server(open, bytes) else {
                 let slot = open.slot;
-                return self.halt(
+                return Err(Stop::fault(
                     j,
                     ServerFault::InvalidCiphertext {
                         round: round_no,
                         slot,
                     },
                     evidence,
-                );
+                ));
             };
-            if j != self.id {
+            if j != core.id {
                 let Some(prepared) = run.round.prepared.get(k) else {
-                    return;
+                    return Ok(());
                 };
                 let verified = match prepared {
                     // Checked below, all slots in one batch.
@@ -96,19 +110,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 };
                 if verified.is_err() {
                     let slot = open.slot;
-                    return self.halt(
+                    return Err(Stop::fault(
                         j,
                         ServerFault::InvalidCiphertext {
                             round: round_no,
                             slot,
                         },
                         evidence,
-                    );
+                    ));
                 }
             }
             cts.push(ct);
         }
-        if S::AGGREGATES && j != self.id {
+        if S::AGGREGATES && j != core.id {
             // The verifiable slots' proofs over the ids of S, in one batch.
             let mut items = Vec::new();
             let mut slots = Vec::new();
@@ -123,7 +137,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 Ok(())
             } else {
                 run.nets
-                    .verify_server_slots_for(j, &ids, &items, &mut self.rng)
+                    .verify_server_slots_for(j, &ids, &items, &mut core.rng)
             };
             if let Err(bad) = checked {
                 let slot = bad
@@ -131,20 +145,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     .and_then(|&b| slots.get(b))
                     .copied()
                     .unwrap_or(0);
-                return self.halt(
+                return Err(Stop::fault(
                     j,
                     ServerFault::InvalidCiphertext {
                         round: round_no,
                         slot,
                     },
                     evidence,
-                );
+                ));
             }
         }
-        if let Some(slot) = run.round.server_cts.get_mut(j.0 as usize) {
+        if let Some(slot) = run.round.server_cts.get_mut(j.0 as usize)
+            && slot.is_none()
+        {
             *slot = Some((evidence.into_iter().next().unwrap_or_default(), cts));
         }
-        self.last_progress = self.now;
-        self.after_server_cts();
+        core.progress();
+        run.after_server_cts(core)
     }
 }

@@ -6,23 +6,34 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party, ServerId};
 
-use super::*;
+use super::super::common::Core;
+use super::super::state::{Forwarded, Inventory, RoundStep, Running, Submitted};
+use super::super::stop::Stop;
+use super::submission::decode_submission;
+use super::{decode_deferred, deferrable, first_invalid_slot, slot_items};
+use crate::error::{ExclusionReason, ServerFault};
+use crate::policy::Verification;
+use crate::slot::SlotKind;
+use crate::suite::{Prepared, ProtoSuite};
+use crate::wire::{Envelope, Kind, payloads};
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    pub(crate) fn on_inventory(&mut self, env: Envelope<S::G>) {
+impl<S: ProtoSuite> Running<S> {
+    pub(super) fn on_inventory<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let Party::Server(j) = env.header().sender else {
-            return;
+            return Ok(());
         };
-        let session = self.session.0;
+        let session = core.session.0;
         let round_no = env.header().round;
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
+        let run = self;
         // A signed inventory is kept as evidence only while it can become some: when a slot's
         // ciphertexts are vouched for by their server's sum. (Holding every inventory of an
         // XOR round costs more than everything else the round does with them.)
         let keep = run.round.open.iter().any(deferrable::<S>);
-        if j == self.id {
+        if j == core.id {
             // Our own inventory: its submissions were checked and decoded on arrival.
             let inventory = Inventory {
                 envelope: keep.then_some(env),
@@ -33,23 +44,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
                 *slot = Some(inventory);
             }
-            self.last_progress = self.now;
-            return self.after_inventories();
+            core.progress();
+            return run.after_inventories(core);
         }
         let open = run.round.open.clone();
         // Only a server can have put an unsigned or malformed submission in its inventory.
-        let bad = |this: &mut Self| this.bad_message(j, &env);
-        let mut r = Reader::new(&env.payload);
-        let (Ok(list), Ok(rejected_list), Ok(aggregate_list), Ok(())) = (
-            r.byte_slices(),
-            r.byte_slices(),
-            r.byte_slices(),
-            r.finish(),
-        ) else {
-            return bad(self);
+        let bad = || Err(Stop::bad_message(j, &env));
+        let Ok(payloads::Inventory {
+            accepted: list,
+            rejected: rejected_list,
+            aggregates: aggregate_list,
+        }) = payloads::Inventory::decode(&env.payload)
+        else {
+            return bad();
         };
         if aggregate_list.len() != open.len() {
-            return bad(self);
+            return bad();
         }
         // Parse and check every envelope, verify all client signatures in one batch (one
         // multi-scalar multiplication instead of one verification each), then decode.
@@ -58,19 +68,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let mut listed = BTreeSet::new();
         for bytes in list.into_iter().chain(rejected_list) {
             let Ok((signed, payload)) = Envelope::<S::G>::parse(bytes) else {
-                return bad(self);
+                return bad();
             };
             let h = &signed.header;
             let (Party::Client(c), Kind::Submission, true, true) =
                 (h.sender, h.kind, h.session == session, h.round == round_no)
             else {
-                return bad(self);
+                return bad();
             };
-            let Some(key) = self.config.key_of(h.sender) else {
-                return bad(self);
+            let Some(key) = core.config.key_of(h.sender) else {
+                return bad();
             };
             if !listed.insert(c) {
-                return bad(self);
+                return bad();
             }
             envelopes.push((c, key, signed, payload, bytes));
         }
@@ -78,20 +88,20 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             .iter()
             .map(|(_, k, signed, _, _)| (*k, signed))
             .collect();
-        if crate::wire::verify_batch(&signed, &mut self.rng).is_err() {
-            return bad(self);
+        if crate::wire::verify_batch(&signed, &mut core.rng).is_err() {
+            return bad();
         }
         let mut aggregates = Vec::with_capacity(open.len());
         for (o, bytes) in open.iter().zip(&aggregate_list) {
             if deferrable::<S>(o) {
                 let Ok(a) = S::decode_aggregate(o.len, bytes) else {
-                    return bad(self);
+                    return bad();
                 };
                 aggregates.push(Some(a));
             } else if bytes.is_empty() {
                 aggregates.push(None);
             } else {
-                return bad(self);
+                return bad();
             }
         }
         let mut items = Vec::with_capacity(n_accepted);
@@ -100,8 +110,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             if pos < n_accepted {
                 // Ciphertexts of verifiable slots stay encoded: this server vouches for them
                 // with its aggregate, and we decode them only if the slot fails to reveal.
-                let Ok(cts) = Self::decode_submission(&open, payload, false) else {
-                    return bad(self);
+                let Ok(cts) = decode_submission::<S>(&open, payload, false) else {
+                    return bad();
                 };
                 items.push((
                     c,
@@ -114,27 +124,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             }
             // A rejection must be justified: the submission really carries an invalid proof
             // (or a malformed ciphertext). Otherwise the server is excluding an honest client.
-            let State::Running(run) = &mut self.state else {
-                return;
-            };
             let prepared = &run.round.prepared;
-            match first_invalid_slot(&run.nets, &open, prepared, c, payload, &mut self.rng) {
+            match first_invalid_slot(&run.nets, &open, prepared, c, payload, &mut core.rng) {
                 Some(slot) => rejected.push((c, slot, bytes.to_vec())),
                 None => {
-                    return self.halt(
+                    return Err(Stop::fault(
                         j,
                         ServerFault::FalseRejection {
                             round: round_no,
                             client: c,
                         },
                         vec![env.to_bytes()],
-                    );
+                    ));
                 }
             }
         }
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
         if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
             *slot = Some(Inventory {
                 envelope: keep.then_some(env),
@@ -143,21 +147,24 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 aggregates,
             });
         }
-        self.last_progress = self.now;
-        self.after_inventories();
+        core.progress();
+        run.after_inventories(core)
     }
 
-    pub(crate) fn after_inventories(&mut self) {
-        let verification = self.config.policy.mode.verification();
+    /// With every inventory in: the accepted set `S`, exclusions, the aggregates the reveal
+    /// will use, and our server ciphertexts (committed first when XOR slots are open).
+    pub(super) fn after_inventories<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+    ) -> Result<(), Stop> {
+        let verification = core.config.policy.mode.verification();
         let eager = verification == Verification::Eager;
-        let excluded = self.excluded.clone();
-        let me = self.id;
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
+        let me = core.id;
+        let run = self;
         if run.round.inventories.iter().any(Option::is_none) || run.round.my_cts.is_some() {
-            return;
+            return Ok(());
         }
+        let excluded = &core.excluded;
         let round_no = run.round.number;
         let m = run.round.inventories.len();
         // S: the union of the inventories; a client counted twice with different submissions
@@ -249,11 +256,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             }
         }
         if let Some((j, f, evidence)) = fault {
-            return self.halt(j, f, evidence);
+            return Err(Stop::fault(j, f, evidence));
         }
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
         if eager && !S::AGGREGATES {
             // Eager-only suites: every server verifies every client proof before combining.
             let mut bad: BTreeMap<ClientId, u32> = BTreeMap::new();
@@ -263,7 +267,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     continue;
                 }
                 let items = slot_items(&accepted, k);
-                for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
+                for c in run.nets.verify_clients(prepared, &items, &mut core.rng) {
                     bad.entry(c).or_insert(open.slot);
                 }
             }
@@ -333,11 +337,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             }
         }
         if let Some((j, f, evidence)) = fault {
-            return self.halt(j, f, evidence);
+            return Err(Stop::fault(j, f, evidence));
         }
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
         run.round.accepted = accepted;
         run.round.upstream = upstream;
         run.round.forwarded = forwarded;
@@ -349,41 +350,44 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             let ct = match prepared {
                 Prepared::Ver(p) if S::AGGREGATES => {
                     run.nets
-                        .server_ciphertext_for(&run.secrets, p, &ids, &mut self.rng)
+                        .server_ciphertext_for(&run.secrets, p, &ids, &mut core.rng)
                 }
                 _ => {
                     let items = slot_items(&run.round.accepted, k);
                     run.nets
-                        .server_ciphertext(&run.secrets, prepared, &items, &mut self.rng)
+                        .server_ciphertext(&run.secrets, prepared, &items, &mut core.rng)
                 }
             };
             match ct {
                 Ok(ct) => cts.push(ct),
+                // Our own secrets over a checked accepted set: only a bug of ours gets here.
                 Err(_) => {
-                    return self.halt(me, ServerFault::BadOutput { round: round_no }, Vec::new());
+                    return Err(Stop::fault(
+                        me,
+                        ServerFault::BadOutput { round: round_no },
+                        Vec::new(),
+                    ));
                 }
             }
         }
-        let mut w = Writer::new();
-        write_byte_list(&mut w, &cts);
-        let payload = w.finish();
+        let payload = payloads::ByteList::encode(&cts);
         run.round.my_cts = Some(payload.clone());
-        let has_xor = run.round.open.iter().any(|o| o.kind == SlotKind::Xor);
-        if has_xor {
+        if run.round.has_xor() {
             // Commit first: no server may choose its XOR ciphertext after seeing the others'.
             let digest = *blake3::hash(&payload).as_bytes();
-            self.broadcast(Kind::Commit, round_no, digest.to_vec());
+            run.round.step = RoundStep::Commits;
+            core.broadcast(Kind::Commit, round_no, digest.to_vec());
         } else {
-            self.broadcast(Kind::ServerCiphertexts, round_no, payload);
+            run.round.step = RoundStep::ServerCiphertexts;
+            core.broadcast(Kind::ServerCiphertexts, round_no, payload);
         }
         // Ciphertexts of faster servers that arrived before we knew S can be checked now.
-        if let State::Running(run) = &mut self.state {
-            for env in core::mem::take(&mut run.round.early_cts)
-                .into_iter()
-                .flatten()
-            {
-                self.on_server_cts(env);
-            }
+        for env in core::mem::take(&mut run.round.early_cts)
+            .into_iter()
+            .flatten()
+        {
+            run.on_server_cts(core, env)?;
         }
+        Ok(())
     }
 }

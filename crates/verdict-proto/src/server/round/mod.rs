@@ -5,9 +5,15 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, Party};
+use verdict_dcnet::{ClientId, DcError, Party};
 
-use super::*;
+use super::common::Core;
+use super::state::{EARLY_PER_SERVER, Round, RoundStep, Running, Submitted};
+use super::stop::Stop;
+use crate::error::MessageError;
+use crate::slot::{OpenSlot, Schedule, SlotKind};
+use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite};
+use crate::wire::{Envelope, Kind, payloads};
 
 mod certify;
 mod ciphertexts;
@@ -15,28 +21,24 @@ mod inventory;
 mod reveal;
 mod submission;
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    pub(crate) fn handle_round_message(&mut self, env: Envelope<S::G>) {
+impl<S: ProtoSuite> Running<S> {
+    /// Routes a round or blame message (verified, tracked) to its handler; keeps the next
+    /// round's per sender.
+    pub(super) fn handle<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let h = env.header().clone();
-        let State::Running(run) = &mut self.state else {
-            if let (State::Setup(setup), Party::Server(j), 0) = (&mut self.state, h.sender, h.round)
-            {
-                // A faster server finished set-up first and is already in round 0; keep its
-                // round messages (a few per server) until we get there.
-                let held = setup.early.servers.entry(j).or_default();
-                if held.len() >= EARLY_PER_SERVER {
-                    return self.bad_message(j, &env);
-                }
-                held.push(env);
-                return;
-            }
-            return self.reject(MessageError::Unexpected {
+        let unexpected = |core: &mut Core<S, R>| {
+            core.reject(MessageError::Unexpected {
                 from: h.sender,
                 kind: h.kind.name(),
                 round: h.round,
             });
+            Ok(())
         };
-        let current = run.round.number;
+        let current = self.round.number;
         let blame_kind = matches!(h.kind, Kind::BlameBits | Kind::Verdict | Kind::Rebuttal);
         if !blame_kind && h.round == current + 1 {
             // Nobody can be more than one round ahead (certifying a round needs our
@@ -44,58 +46,44 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             // sender: a server's few step messages, one submission per own client.
             match h.sender {
                 Party::Server(j) => {
-                    let held = run.future.servers.entry(j).or_default();
+                    let held = self.future.servers.entry(j).or_default();
                     if held.len() >= EARLY_PER_SERVER {
-                        return self.bad_message(j, &env);
+                        return Err(Stop::bad_message(j, &env));
                     }
                     held.push(env);
-                    return;
+                    return Ok(());
                 }
                 Party::Client(c)
                     if h.kind == Kind::Submission
-                        && self.clients.contains(&c)
-                        && !self.excluded.contains(&c) =>
+                        && core.clients.contains(&c)
+                        && !core.excluded.contains(&c) =>
                 {
-                    if run.future.clients.get(&c).is_some_and(|prev| prev != &env) {
-                        return self.reject(MessageError::Duplicate {
+                    if self.future.clients.get(&c).is_some_and(|prev| prev != &env) {
+                        core.reject(MessageError::Duplicate {
                             from: h.sender,
                             kind: h.kind.name(),
                         });
+                        return Ok(());
                     }
-                    run.future.clients.insert(c, env);
-                    return;
+                    self.future.clients.insert(c, env);
+                    return Ok(());
                 }
                 Party::Client(_) => {}
             }
         }
-        if !blame_kind && h.round > current {
-            return self.reject(MessageError::Unexpected {
-                from: h.sender,
-                kind: h.kind.name(),
-                round: h.round,
-            });
-        }
-        if !blame_kind && h.round < current {
-            return self.reject(MessageError::Unexpected {
-                from: h.sender,
-                kind: h.kind.name(),
-                round: h.round,
-            });
+        if !blame_kind && h.round != current {
+            return unexpected(core);
         }
         match h.kind {
-            Kind::Submission => self.on_submission(env),
-            Kind::Inventory => self.on_inventory(env),
-            Kind::Commit => self.on_commit(env),
-            Kind::ServerCiphertexts => self.on_server_cts(env),
-            Kind::OutputSignature => self.on_output_signature(env),
-            Kind::BlameBits => self.on_blame_bits(env),
-            Kind::Rebuttal => self.on_rebuttal(env),
-            Kind::Verdict => self.on_verdict(env),
-            _ => self.reject(MessageError::Unexpected {
-                from: h.sender,
-                kind: h.kind.name(),
-                round: h.round,
-            }),
+            Kind::Submission => self.on_submission(core, env),
+            Kind::Inventory => self.on_inventory(core, env),
+            Kind::Commit => self.on_commit(core, env),
+            Kind::ServerCiphertexts => self.on_server_cts(core, env),
+            Kind::OutputSignature => self.on_output_signature(core, env),
+            Kind::BlameBits => self.on_blame_bits(core, env),
+            Kind::Rebuttal => self.on_rebuttal(core, env),
+            Kind::Verdict => self.on_verdict(core, env),
+            _ => unexpected(core),
         }
     }
 }
@@ -122,7 +110,7 @@ pub(crate) fn first_invalid_slot<S: ProtoSuite, R: RngCore + CryptoRng>(
     rng: &mut R,
 ) -> Option<u32> {
     let first = open.first().map_or(0, |o| o.slot);
-    let Ok(list) = Reader::new(payload).byte_slices() else {
+    let Ok(payloads::ByteList(list)) = payloads::ByteList::decode(payload) else {
         return Some(first);
     };
     if list.len() != open.len() {
@@ -154,7 +142,7 @@ pub(crate) fn client_ct<S: ProtoSuite>(
     k: usize,
 ) -> Option<ClientCt<S>> {
     let payload = Envelope::<S::G>::payload_of(envelope).ok()?;
-    let list = Reader::new(payload).byte_slices().ok()?;
+    let list = payloads::ByteList::decode(payload).ok()?.0;
     Nets::<S>::decode_client(open, list.get(k)?)
 }
 
@@ -183,21 +171,22 @@ pub(crate) fn message_kind(hybrid: bool) -> SlotKind {
     }
 }
 
+/// Round `number` as `schedule` opens it.
 pub(crate) fn new_round<S: ProtoSuite>(
     nets: &Nets<S>,
     schedule: &Schedule,
     number: u64,
     now: Duration,
     m: usize,
-) -> Result<Round<S>, String> {
+) -> Result<Round<S>, DcError> {
     let open = schedule.open_slots();
     let prepared = open
         .iter()
         .map(|o| nets.prepare(o, number))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Round {
         number,
+        step: RoundStep::Collecting,
         open,
         prepared,
         opened_at: now,

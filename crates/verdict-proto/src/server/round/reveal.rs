@@ -6,19 +6,32 @@ use std::collections::BTreeMap;
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, ServerId, SessionId};
 
-use super::*;
+use super::super::common::Core;
+use super::super::state::{RoundStep, Running};
+use super::super::stop::Stop;
+use super::{decode_deferred, slot_items};
+use crate::error::{ExclusionReason, ServerFault};
+use crate::policy::Verification;
+use crate::slot::{
+    Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput, split_payload, verify_slot,
+};
+use crate::suite::{ClientCt, Prepared, ProtoSuite, ServerCt};
+use crate::wire::{Envelope, Kind};
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    pub(crate) fn after_server_cts(&mut self) {
-        let lazy = self.config.policy.mode.verification() == Verification::Lazy;
-        let hybrid = self.config.policy.mode.is_hybrid();
-        let session = self.session;
-        let me = self.id;
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
+impl<S: ProtoSuite> Running<S> {
+    /// With every server's ciphertexts in: reveal every slot, run the full check of any
+    /// verifiable slot that failed, and sign the output.
+    pub(super) fn after_server_cts<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+    ) -> Result<(), Stop> {
+        let lazy = core.config.policy.mode.verification() == Verification::Lazy;
+        let hybrid = core.config.policy.mode.is_hybrid();
+        let session = core.session;
+        let me = core.id;
+        let run = self;
         if run.round.server_cts.iter().any(Option::is_none) || run.round.result.is_some() {
-            return;
+            return Ok(());
         }
         let round_no = run.round.number;
         let mut slots = Vec::with_capacity(run.round.open.len());
@@ -108,7 +121,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 }
             }
             let items = slot_items(&run.round.accepted, k);
-            for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
+            for c in run.nets.verify_clients(prepared, &items, &mut core.rng) {
                 lazy_bad.entry(c).or_insert(open.slot);
                 if !lazy && S::AGGREGATES {
                     // Eager: its upstream server should have rejected it.
@@ -144,11 +157,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             }
         }
         if let Some((j, f, evidence)) = fault {
-            return self.halt(j, f, evidence);
+            return Err(Stop::fault(j, f, evidence));
         }
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
         for (c, slot) in lazy_bad {
             let evidence = run
                 .round
@@ -170,7 +180,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         excluded.extend(run.round.excluded_now.iter().map(|(c, r, _)| (*c, *r)));
         let result = RoundResult {
             round: round_no,
-            roster: self.config.num_clients() as u32,
+            roster: core.config.num_clients() as u32,
             accepted: run.round.accepted.keys().copied().collect(),
             slots,
             next_lens,
@@ -180,7 +190,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let digest = *blake3::hash(&bytes).as_bytes();
         run.round.result = Some((result, bytes));
         run.round.accusations = accusations;
-        self.broadcast(Kind::OutputSignature, round_no, digest.to_vec());
+        run.round.step = RoundStep::Signatures;
+        core.broadcast(Kind::OutputSignature, round_no, digest.to_vec());
+        Ok(())
     }
 }
 

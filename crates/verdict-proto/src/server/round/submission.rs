@@ -6,112 +6,110 @@ use std::collections::BTreeMap;
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
 
-use super::*;
+use super::super::common::Core;
+use super::super::state::{RoundStep, Running, Submitted};
+use super::super::stop::Stop;
+use super::{deferrable, slot_items};
+use crate::error::{MessageError, ServerFault, WireError};
+use crate::policy::Verification;
+use crate::slot::{OpenSlot, SlotKind};
+use crate::suite::{ClientCt, Nets, ProtoSuite};
+use crate::wire::{Envelope, Kind, payloads};
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    /// Decodes a submission's slot ciphertexts; with `all = false` only those every server
-    /// needs decoded (XOR slots, and every slot of a non-aggregating suite), the others are
-    /// left for [`decode_deferred`].
-    pub(crate) fn decode_submission(
-        open: &[OpenSlot],
-        payload: &[u8],
-        all: bool,
-    ) -> Result<Vec<Option<ClientCt<S>>>, WireError> {
-        let mut r = Reader::new(payload);
-        let list = r.byte_slices()?;
-        r.finish()?;
-        if list.len() != open.len() {
-            return Err(WireError::Invalid("number of slot ciphertexts"));
-        }
-        open.iter()
-            .zip(&list)
-            .map(|(o, b)| {
-                if all || !deferrable::<S>(o) {
-                    Nets::<S>::decode_client(o, b)
-                        .map(Some)
-                        .ok_or(WireError::Invalid("slot ciphertext"))
-                } else {
-                    Ok(None)
-                }
-            })
-            .collect()
+/// Decodes a submission's slot ciphertexts; with `all = false` only those every server needs
+/// decoded (XOR slots, and every slot of a non-aggregating suite), the others are left for
+/// [`super::decode_deferred`].
+pub(super) fn decode_submission<S: ProtoSuite>(
+    open: &[OpenSlot],
+    payload: &[u8],
+    all: bool,
+) -> Result<Vec<Option<ClientCt<S>>>, WireError> {
+    let list = payloads::ByteList::decode(payload)?.0;
+    if list.len() != open.len() {
+        return Err(WireError::Invalid("number of slot ciphertexts"));
     }
+    open.iter()
+        .zip(&list)
+        .map(|(o, b)| {
+            if all || !deferrable::<S>(o) {
+                Nets::<S>::decode_client(o, b)
+                    .map(Some)
+                    .ok_or(WireError::Invalid("slot ciphertext"))
+            } else {
+                Ok(None)
+            }
+        })
+        .collect()
+}
 
-    pub(crate) fn on_submission(&mut self, env: Envelope<S::G>) {
+impl<S: ProtoSuite> Running<S> {
+    pub(super) fn on_submission<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
         let from = env.header().sender;
-        let Party::Client(c) = from else { return };
-        if !self.clients.contains(&c) || self.excluded.contains(&c) {
-            return self.reject(MessageError::Unexpected {
+        let Party::Client(c) = from else {
+            return Ok(());
+        };
+        let round = env.header().round;
+        if !core.clients.contains(&c) || core.excluded.contains(&c) {
+            core.reject(MessageError::Unexpected {
                 from,
                 kind: "submission",
-                round: env.header().round,
+                round,
             });
+            return Ok(());
         }
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        if run
-            .round
-            .inventories
-            .get(self.id.0 as usize)
-            .is_some_and(Option::is_some)
-        {
-            return self.reject(MessageError::Unexpected {
+        if self.round.step != RoundStep::Collecting {
+            core.reject(MessageError::Unexpected {
                 from,
                 kind: "submission after the window closed",
-                round: env.header().round,
+                round,
             });
+            return Ok(());
         }
         let bytes = env.to_bytes();
-        if let Some(prev) = run.round.own.get(&c) {
+        if let Some(prev) = self.round.own.get(&c) {
             if prev.envelope != bytes {
-                self.reject(MessageError::Duplicate {
+                core.reject(MessageError::Duplicate {
                     from,
                     kind: "submission",
                 });
             }
-            return;
+            return Ok(());
         }
-        let cts = match Self::decode_submission(&run.round.open, &env.payload, true) {
+        let cts = match decode_submission::<S>(&self.round.open, &env.payload, true) {
             Ok(c) => c,
-            Err(source) => return self.reject(MessageError::Malformed { from, source }),
+            Err(source) => {
+                core.reject(MessageError::Malformed { from, source });
+                return Ok(());
+            }
         };
-        run.round.own.insert(
+        self.round.own.insert(
             c,
             Submitted {
                 envelope: bytes,
                 cts,
             },
         );
-        let elapsed = self.now.saturating_sub(run.round.opened_at);
-        let expected = self
-            .clients
-            .iter()
-            .filter(|c| !self.excluded.contains(c))
-            .count();
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        if run.round.fraction_at.is_none()
-            && run.round.own.len() >= self.config.policy.window.needed(expected)
-        {
-            run.round.fraction_at = Some(elapsed);
-        }
-        self.check_window();
+        self.check_window(core)
     }
 
-    pub(crate) fn check_window(&mut self) {
-        let expected = self.expected_clients();
-        let window = self.config.policy.window;
-        let eager = self.config.policy.mode.verification() == Verification::Eager
-            && !self.skip_client_checks;
-        let now = self.now;
-        let me = self.id.0 as usize;
-        let State::Running(run) = &mut self.state else {
-            return;
-        };
-        if run.blame.is_some() || run.round.inventories.get(me).is_some_and(Option::is_some) {
-            return;
+    /// Closes our submission window if the policy says so: verifies our clients (eager),
+    /// sums their ciphertexts, and sends our inventory.
+    pub(crate) fn check_window<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+    ) -> Result<(), Stop> {
+        let expected = core.expected_clients();
+        let window = core.config.policy.window;
+        let eager = core.config.policy.mode.verification() == Verification::Eager
+            && !core.adversaries.skip_client_checks();
+        let now = core.now;
+        let run = self;
+        if run.blame.is_some() || run.round.step != RoundStep::Collecting {
+            return Ok(());
         }
         let elapsed = now.saturating_sub(run.round.opened_at);
         if run.round.fraction_at.is_none() && run.round.own.len() >= window.needed(expected) {
@@ -122,24 +120,24 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 .close_at(run.round.fraction_at, run.round.own.len() >= expected)
                 .is_some_and(|t| elapsed >= t);
         if !close {
-            return;
+            return Ok(());
         }
         let round = run.round.number;
-        for bytes in core::mem::take(&mut self.also_list) {
-            match Envelope::<S::G>::from_bytes(&bytes) {
-                Ok(e) if e.header().round == round => {
-                    if let Party::Client(c) = e.header().sender {
-                        let cts = run.round.open.iter().map(|_| None).collect();
-                        run.round.own.insert(
-                            c,
-                            Submitted {
-                                envelope: bytes,
-                                cts,
-                            },
-                        );
-                    }
-                }
-                _ => self.also_list.push(bytes),
+        let colluding = core.adversaries.also_list(round, |bytes, round| {
+            Envelope::<S::G>::from_bytes(bytes).is_ok_and(|e| e.header().round == round)
+        });
+        for bytes in colluding {
+            if let Ok(e) = Envelope::<S::G>::from_bytes(&bytes)
+                && let Party::Client(c) = e.header().sender
+            {
+                let cts = run.round.open.iter().map(|_| None).collect();
+                run.round.own.insert(
+                    c,
+                    Submitted {
+                        envelope: bytes,
+                        cts,
+                    },
+                );
             }
         }
         if S::AGGREGATES && eager {
@@ -153,7 +151,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                     continue;
                 }
                 let items = slot_items(&run.round.own, k);
-                for c in run.nets.verify_clients(prepared, &items, &mut self.rng) {
+                for c in run.nets.verify_clients(prepared, &items, &mut core.rng) {
                     bad.entry(c).or_insert(open.slot);
                 }
             }
@@ -163,7 +161,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 }
             }
         }
-        if self.falsely_reject_in == Some(round)
+        if core.adversaries.falsely_reject(round)
             && let Some((&c, _)) = run.round.own.iter().next()
             && let Some(sub) = run.round.own.remove(&c)
         {
@@ -176,9 +174,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             let aggregate = if deferrable::<S>(open) {
                 match run.nets.aggregate(prepared, &slot_items(&run.round.own, k)) {
                     Ok(a) => a,
+                    // Our own clients' ciphertexts were length-checked on arrival: only a bug of
+                    // ours gets here, and then we stop rather than send something wrong.
                     Err(_) => {
-                        let me = self.id;
-                        return self.halt(me, ServerFault::BadOutput { round }, Vec::new());
+                        return Err(Stop::fault(
+                            core.id,
+                            ServerFault::BadOutput { round },
+                            Vec::new(),
+                        ));
                     }
                 }
             } else {
@@ -192,7 +195,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             );
             aggregates.push(aggregate);
         }
-        if self.swap_aggregates_in == Some(round) {
+        if core.adversaries.swap_aggregates(round) {
             let filled: Vec<usize> = (0..aggregates.len())
                 .filter(|&k| aggregates.get(k).is_some_and(Option::is_some))
                 .collect();
@@ -201,16 +204,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 encoded.swap(a, b);
             }
         }
-        if let Some((r, f)) = self.tamper_aggregates.as_mut()
-            && *r == round
-        {
-            for (k, open) in run.round.open.iter().enumerate() {
-                if let (Some(Some(a)), Some(e)) = (aggregates.get_mut(k), encoded.get_mut(k))
-                    && let Ok(t) = S::decode_aggregate(open.len, &f(k, e.clone()))
-                {
-                    *e = S::encode_aggregate(&t);
-                    *a = t;
-                }
+        for (k, open) in run.round.open.iter().enumerate() {
+            if let (Some(Some(a)), Some(e)) = (aggregates.get_mut(k), encoded.get_mut(k))
+                && let Some(t) = core.adversaries.tamper_aggregate(round, k, e)
+                && let Ok(t) = S::decode_aggregate(open.len, &t)
+            {
+                *e = S::encode_aggregate(&t);
+                *a = t;
             }
         }
         run.round.own_aggregates = aggregates;
@@ -221,11 +221,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             .iter()
             .map(|(_, _, e)| e.clone())
             .collect();
-        let mut w = Writer::new();
-        write_byte_list(&mut w, &list);
-        write_byte_list(&mut w, &rejected);
-        write_byte_list(&mut w, &encoded);
-        self.last_progress = now;
-        self.broadcast(Kind::Inventory, round, w.finish());
+        run.round.step = RoundStep::Inventories;
+        core.last_progress = now;
+        core.broadcast(
+            Kind::Inventory,
+            round,
+            payloads::Inventory::encode(&list, &rejected, &encoded),
+        );
+        Ok(())
     }
 }

@@ -1,5 +1,6 @@
-//! Server faults: halting with evidence, the Alert that tells the other servers, and what a
-//! server does with another's alert.
+//! How a server stops: a [`Stop`] is what a handler returns when the session cannot go on —
+//! a fault we name (with evidence, alerted to the other servers), another server's halt we
+//! follow, or a failed set-up. Also the Alert payload and what a server does with one.
 //!
 //! A server names a culprit only for a fault it observed itself or whose evidence it checked.
 //! Two kinds of evidence are transferable (anyone with the roster can check them): two signed
@@ -13,10 +14,16 @@
 use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, Party, ServerId};
+use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
 
-use super::*;
+use super::common::Core;
 use crate::blame::check_lie_proof;
+use crate::config::GroupConfig;
+use crate::error::{ServerFault, WireError};
+use crate::event::Event;
+use crate::setup::SetupFailure;
+use crate::suite::{ProtoSuite, XorOf};
+use crate::wire::{Envelope, Kind, Reader, SignedHeader, Writer, write_byte_list};
 
 /// Longest set-up failure reason an alert carries (a hostile alert cannot make us allocate).
 const MAX_REASON: usize = 1024;
@@ -136,52 +143,115 @@ pub(crate) fn proves_equivocation<S: ProtoSuite>(
     (a.verify(key).is_ok() && b.verify(key).is_ok()).then_some(j)
 }
 
-impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
-    /// Server `j` signed a message no correct server sends: halt, with the message as evidence.
-    pub(crate) fn bad_message(&mut self, j: ServerId, env: &Envelope<S::G>) {
-        let fault = ServerFault::BadMessage {
-            round: env.header().round,
-            kind: env.header().kind.name(),
-        };
-        self.halt(j, fault, vec![env.to_bytes()]);
-    }
+/// Why a handler stops the session.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// A server fault we observed or verified: we name `culprit`.
+    Fault {
+        culprit: ServerId,
+        fault: ServerFault,
+        evidence: Vec<Vec<u8>>,
+    },
+    /// Another server halted and alerted us; its evidence is not ours to check.
+    Peer {
+        by: ServerId,
+        alleged: ServerId,
+        fault: ServerFault,
+        evidence: Vec<Vec<u8>>,
+    },
+    /// Set-up cannot finish.
+    Setup {
+        failure: SetupFailure,
+        culprits: Vec<Party>,
+    },
+}
 
-    /// Halts naming `server` (a fault we observed or verified), and alerts the other servers.
-    pub(crate) fn halt(&mut self, server: ServerId, fault: ServerFault, evidence: Vec<Vec<u8>>) {
-        if matches!(self.state, State::Halted) {
-            return;
-        }
-        self.alert(server, &fault, &evidence);
-        self.state = State::Halted;
-        self.events.push_back(Event::Halted {
-            server,
+impl Stop {
+    /// A fault of `culprit`.
+    pub(crate) fn fault(culprit: ServerId, fault: ServerFault, evidence: Vec<Vec<u8>>) -> Self {
+        Self::Fault {
+            culprit,
             fault,
             evidence,
-        });
+        }
     }
 
-    /// Tells the other servers, with the evidence, so they halt too (instead of timing out on
-    /// us) and can check what can be checked.
-    fn alert(&mut self, culprit: ServerId, fault: &ServerFault, evidence: &[Vec<u8>]) {
-        let mut w = Writer::new();
-        w.u32(culprit.0);
-        encode_fault(&mut w, fault);
-        write_byte_list(&mut w, evidence);
-        let env = self.seal(Kind::Alert, self.round(), w.finish());
-        let bytes: Arc<[u8]> = env.to_bytes().into();
-        for j in 0..self.config.num_servers() as u32 {
-            if j != self.id.0 {
-                self.transmits.push_back(Transmit {
-                    to: Party::Server(ServerId(j)),
-                    bytes: Arc::clone(&bytes),
+    /// Server `j` signed a message no correct server sends: the message is the evidence.
+    pub(crate) fn bad_message<G: verdict_group::Group>(j: ServerId, env: &Envelope<G>) -> Self {
+        Self::fault(
+            j,
+            ServerFault::BadMessage {
+                round: env.header().round,
+                kind: env.header().kind.name(),
+            },
+            vec![env.to_bytes()],
+        )
+    }
+}
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
+    /// Reports `stop` (and, for a fault we name, alerts the other servers with the evidence, so
+    /// they halt too instead of timing out on us).
+    pub(crate) fn report(&mut self, stop: Stop) {
+        match stop {
+            Stop::Fault {
+                culprit,
+                fault,
+                evidence,
+            } => {
+                let mut w = Writer::new();
+                w.u32(culprit.0);
+                encode_fault(&mut w, &fault);
+                write_byte_list(&mut w, &evidence);
+                let env = self.seal(Kind::Alert, self.round, w.finish());
+                let bytes: Arc<[u8]> = env.to_bytes().into();
+                self.send_to_servers(&bytes);
+                self.events.push_back(Event::Halted {
+                    server: culprit,
+                    fault,
+                    evidence,
+                });
+            }
+            Stop::Peer {
+                by,
+                alleged,
+                fault,
+                evidence,
+            } => self.events.push_back(Event::PeerHalted {
+                by,
+                alleged,
+                fault,
+                evidence,
+            }),
+            Stop::Setup { failure, culprits } => {
+                self.events.push_back(Event::SetupFailed {
+                    reason: failure,
+                    culprits,
                 });
             }
         }
     }
 
-    pub(crate) fn handle_alert(&mut self, env: &Envelope<S::G>) {
+    /// What another server's alert means for us: always a stop (its sender has stopped), and
+    /// our own finding only if we can check its evidence (`xor` is the session's XOR roster,
+    /// for lie proofs).
+    pub(crate) fn on_alert(
+        &self,
+        env: &Envelope<S::G>,
+        xor: Option<&verdict_dcnet::Roster<XorOf<S>>>,
+    ) -> Stop {
         let Party::Server(by) = env.header().sender else {
-            return;
+            // Only servers send alerts (the router checks); nothing to follow.
+            return Stop::bad_message(self.id, env);
+        };
+        let garbled = || Stop::Peer {
+            by,
+            alleged: by,
+            fault: ServerFault::BadMessage {
+                round: env.header().round,
+                kind: Kind::Alert.name(),
+            },
+            evidence: vec![env.to_bytes()],
         };
         let mut r = Reader::new(&env.payload);
         let parsed = (|| {
@@ -193,61 +263,30 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         })();
         let Ok((alleged, fault, evidence)) = parsed else {
             // A garbled alert still means its sender has stopped.
-            let fault = ServerFault::BadMessage {
-                round: env.header().round,
-                kind: Kind::Alert.name(),
-            };
-            return self.peer_halted(by, by, fault, vec![env.to_bytes()]);
+            return garbled();
         };
         if alleged.0 as usize >= self.config.num_servers() {
-            let fault = ServerFault::BadMessage {
-                round: env.header().round,
-                kind: Kind::Alert.name(),
-            };
-            return self.peer_halted(by, by, fault, vec![env.to_bytes()]);
+            return garbled();
         }
         let verified = match &fault {
             ServerFault::Equivocation { first, second } => {
                 proves_equivocation(&self.config, &self.session, first, second) == Some(alleged)
             }
-            ServerFault::WrongBlameBits { .. } => evidence
-                .iter()
-                .any(|e| self.lie_proof_names(e) == Some(alleged)),
+            ServerFault::WrongBlameBits { .. } => evidence.iter().any(|e| {
+                xor.and_then(|x| check_lie_proof::<S>(&self.config, &self.session, x, e))
+                    .is_some_and(|(j, _, _)| j == alleged)
+            }),
             _ => false,
         };
         if verified {
-            self.halt(alleged, fault, evidence);
+            Stop::fault(alleged, fault, evidence)
         } else {
-            self.peer_halted(by, alleged, fault, evidence);
+            Stop::Peer {
+                by,
+                alleged,
+                fault,
+                evidence,
+            }
         }
-    }
-
-    /// The server a lie proof (a suspect's signed rebuttal) proves wrong, if it is one.
-    fn lie_proof_names(&self, rebuttal: &[u8]) -> Option<ServerId> {
-        let State::Running(run) = &self.state else {
-            return None;
-        };
-        let xor = run.nets.xor.as_ref()?.roster();
-        check_lie_proof::<S>(&self.config, &self.session, xor, rebuttal).map(|(j, _, _)| j)
-    }
-
-    /// Another server stopped: we stop too, naming nobody ourselves.
-    fn peer_halted(
-        &mut self,
-        by: ServerId,
-        alleged: ServerId,
-        fault: ServerFault,
-        evidence: Vec<Vec<u8>>,
-    ) {
-        if matches!(self.state, State::Halted) {
-            return;
-        }
-        self.state = State::Halted;
-        self.events.push_back(Event::PeerHalted {
-            by,
-            alleged,
-            fault,
-            evidence,
-        });
     }
 }

@@ -1,0 +1,193 @@
+//! A server's state between messages: set-up, a running session (the current round, history,
+//! blame), or halted. Each holds only the data of its stage; [`super::Server`]'s router is the
+//! one place that matches on it.
+
+use core::time::Duration;
+use std::collections::BTreeMap;
+
+use verdict_dcnet::{ClientId, ServerId};
+use verdict_group::Group;
+
+use super::blame::{Blame, EarlyBlame};
+use crate::error::ExclusionReason;
+use crate::setup::SetupLog;
+use crate::slot::{Accusation, OpenSlot, RoundResult, Schedule, SlotOutput};
+use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite, ServerCt, ServerSecrets};
+use crate::wire::Envelope;
+
+/// The stage a server is in.
+pub(super) enum State<S: ProtoSuite> {
+    Setup(Box<SetupState<S>>),
+    Running(Box<Running<S>>),
+    Halted,
+}
+
+/// Set-up: collecting our clients' set-up messages, then the set-up log (inventories,
+/// disputes, shuffle, decryptions).
+pub(super) struct SetupState<S: ProtoSuite> {
+    pub(super) log: SetupLog<S>,
+    pub(super) own: BTreeMap<ClientId, Vec<u8>>,
+    /// When the set-up window opened (the server's start) and when its fraction was reached.
+    pub(super) opened_at: Duration,
+    pub(super) fraction_at: Option<Duration>,
+    pub(super) sent_inventory: bool,
+    pub(super) sent_step: bool,
+    pub(super) sent_decryption: bool,
+    pub(super) sent_dispute: bool,
+    /// Round-0 messages of servers that finished set-up first, kept per server.
+    pub(super) early: Early<S::G>,
+    pub(super) secrets: Option<ServerSecrets<S>>,
+    pub(super) suite_setup: Vec<u8>,
+}
+
+/// The session after set-up.
+pub(super) struct Running<S: ProtoSuite> {
+    pub(super) nets: Nets<S>,
+    pub(super) secrets: ServerSecrets<S>,
+    pub(super) schedule: Schedule,
+    pub(super) round: Round<S>,
+    /// Messages for the next round (a faster peer), kept per sender.
+    pub(super) future: Early<S::G>,
+    pub(super) history: BTreeMap<u64, Archived<S>>,
+    pub(super) blame: Option<Blame<S::G>>,
+    /// Blame messages that arrived before this server started tracing (a faster server).
+    pub(super) early_blame: EarlyBlame<S::G>,
+    pub(super) pending_exclusions: Vec<(ClientId, ExclusionReason)>,
+}
+
+/// Where a round is: each step waits for one kind of message from every server (or, first, for
+/// the window to close).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RoundStep {
+    /// Our submission window is open.
+    Collecting,
+    /// Our inventory is out; waiting for every server's.
+    Inventories,
+    /// Our commitment to our server ciphertexts is out (XOR slots open); waiting for all.
+    Commits,
+    /// Our server ciphertexts are out; waiting for every server's.
+    ServerCiphertexts,
+    /// Our output signature is out; waiting for every server's.
+    Signatures,
+}
+
+/// One client's accepted submission.
+pub(super) struct Submitted<S: ProtoSuite> {
+    pub(super) envelope: Vec<u8>,
+    /// The decoded ciphertext per open slot. `None` where decoding is deferred: a verifiable
+    /// slot of another server's client under an aggregating suite, decoded only if the slot
+    /// fails to reveal.
+    pub(super) cts: Vec<Option<ClientCt<S>>>,
+}
+
+/// A client submission a server rejected for an invalid proof: client, first invalid slot,
+/// its signed submission.
+pub(super) type Rejected = (ClientId, u32, Vec<u8>);
+
+/// One server's inventory.
+pub(super) struct Inventory<S: ProtoSuite> {
+    /// The server's signed inventory message: evidence against it (kept decoded; encoded only
+    /// when it becomes evidence).
+    pub(super) envelope: Option<Envelope<S::G>>,
+    /// The submissions it accepted.
+    pub(super) items: Vec<(ClientId, Submitted<S>)>,
+    /// The submissions it rejected (each rejection checked on receipt).
+    pub(super) rejected: Vec<Rejected>,
+    /// Per open slot, the sum of its accepted clients' ciphertexts (aggregating suites,
+    /// verifiable slots; `None` elsewhere).
+    pub(super) aggregates: Vec<Option<S::Aggregate>>,
+}
+
+/// What a round keeps of one server's inventory once the accepted set is known.
+pub(super) struct Forwarded<S: ProtoSuite> {
+    pub(super) envelope: Option<Envelope<S::G>>,
+    /// The per-slot aggregates the reveal uses for this server's clients.
+    pub(super) aggregates: Vec<Option<S::Aggregate>>,
+    /// Whether `aggregates` are the server's own (to be checked if a slot fails) rather than
+    /// recomputed by us from its submissions.
+    pub(super) as_forwarded: bool,
+}
+
+/// A server's ciphertexts message (signed envelope) and the decoded ciphertexts.
+pub(super) type SignedServerCts<S> = (Vec<u8>, Vec<ServerCt<S>>);
+
+/// A round's state.
+pub(super) struct Round<S: ProtoSuite> {
+    pub(super) number: u64,
+    pub(super) step: RoundStep,
+    pub(super) open: Vec<OpenSlot>,
+    pub(super) prepared: Vec<Prepared<S>>,
+    pub(super) opened_at: Duration,
+    pub(super) fraction_at: Option<Duration>,
+    pub(super) own: BTreeMap<ClientId, Submitted<S>>,
+    /// Our own rejections and aggregates, fixed when our window closed.
+    pub(super) own_rejected: Vec<Rejected>,
+    pub(super) own_aggregates: Vec<Option<S::Aggregate>>,
+    pub(super) inventories: Vec<Option<Inventory<S>>>,
+    pub(super) accepted: BTreeMap<ClientId, Submitted<S>>,
+    /// The server whose inventory each accepted client's submission is counted from.
+    pub(super) upstream: BTreeMap<ClientId, ServerId>,
+    pub(super) forwarded: Vec<Forwarded<S>>,
+    pub(super) excluded_now: Vec<(ClientId, ExclusionReason, Vec<Vec<u8>>)>,
+    pub(super) my_cts: Option<Vec<u8>>,
+    pub(super) commits: Vec<Option<[u8; 32]>>,
+    pub(super) server_cts: Vec<Option<SignedServerCts<S>>>,
+    /// Server ciphertexts of faster servers that arrived before we knew `S` (one per server).
+    pub(super) early_cts: Vec<Option<Envelope<S::G>>>,
+    pub(super) result: Option<(RoundResult, Vec<u8>)>,
+    pub(super) accusations: Vec<Accusation>,
+    pub(super) signatures: Vec<Option<Vec<u8>>>,
+}
+
+impl<S: ProtoSuite> Round<S> {
+    /// Whether XOR slots are open (then server ciphertexts are committed to first).
+    pub(super) fn has_xor(&self) -> bool {
+        self.open
+            .iter()
+            .any(|o| o.kind == crate::slot::SlotKind::Xor)
+    }
+}
+
+/// What blame needs of a past round.
+pub(super) struct Archived<S: ProtoSuite> {
+    pub(super) open: Vec<OpenSlot>,
+    pub(super) outputs: Vec<SlotOutput>,
+    pub(super) accepted: BTreeMap<ClientId, Submitted<S>>,
+    pub(super) server_cts: Vec<SignedServerCts<S>>,
+}
+
+/// Verified messages that arrived early, kept per sender and bounded: a correct server sends a
+/// handful of step messages per round and a client one submission, so one peer can never fill
+/// a buffer another's messages need (the review's flooding attack).
+pub(super) struct Early<G: Group> {
+    pub(super) servers: BTreeMap<ServerId, Vec<Envelope<G>>>,
+    pub(super) clients: BTreeMap<ClientId, Envelope<G>>,
+}
+
+impl<G: Group> Default for Early<G> {
+    fn default() -> Self {
+        Self {
+            servers: BTreeMap::new(),
+            clients: BTreeMap::new(),
+        }
+    }
+}
+
+impl<G: Group> Early<G> {
+    /// Messages held.
+    pub(super) fn len(&self) -> usize {
+        self.servers.values().map(Vec::len).sum::<usize>() + self.clients.len()
+    }
+
+    /// Everything, servers' first, each sender's in arrival order.
+    pub(super) fn drain(self) -> impl Iterator<Item = Envelope<G>> {
+        self.servers
+            .into_values()
+            .flatten()
+            .chain(self.clients.into_values())
+    }
+}
+
+/// Early step messages a server may have outstanding for one round (Inventory, Commit,
+/// ServerCiphertexts, OutputSignature, and blame's two with room to spare); more is flooding.
+pub(super) const EARLY_PER_SERVER: usize = 8;
