@@ -1,0 +1,299 @@
+//! The client role.
+//!
+//! Sans-IO like the server: [`Client::handle_message`] and [`Client::handle_timeout`] in,
+//! [`Client::poll_transmit`] and [`Client::poll_event`] out, messages queued with
+//! [`Client::submit`].
+//!
+//! **Timing.** An owner ciphertext costs more to build than a cover (message embedding; for
+//! hybrid accusations also a signature), so the time at which a submission is *ready* depends
+//! on whether the client transmits. A driver that cares about timing side channels must release
+//! submissions on a schedule independent of readiness (e.g. at a fixed offset after the round
+//! output), never "as soon as built". The state machine makes this possible: it builds the
+//! submission when the output arrives and the driver decides when to call
+//! [`Client::poll_transmit`].
+
+use core::time::Duration;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{Ciphersuite, ClientId, Party, ServerId, SessionId};
+use verdict_nizk::{Signature, SigningKey};
+use verdict_shuffle::keyshuffle::client_submit;
+use zeroize::Zeroizing;
+
+use crate::config::GroupConfig;
+use crate::error::{ApiError, ConfigError, MessageError};
+use crate::event::{Event, Transmit};
+use crate::keys::SecretKeys;
+use crate::setup::{SetupLog, client_setup_payload};
+use crate::slot::{Accusation, HEADER_LEN, OpenSlot, Schedule};
+use crate::suite::{ClientSecrets, Nets, ProtoSuite, XorOf};
+use crate::wire::{Envelope, Kind};
+
+mod output;
+mod rebuttal;
+mod setup;
+mod submit;
+
+use rebuttal::Defence;
+pub use setup::SetupCache;
+
+/// What a client is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientPhase {
+    /// The set-up transcript from its upstream server.
+    AwaitingSetup,
+    /// The output of the round it submitted to.
+    AwaitingOutput,
+    /// Excluded, or the session ended: nothing more to do.
+    Done,
+}
+
+struct Ready<S: ProtoSuite> {
+    nets: Arc<Nets<S>>,
+    secrets: ClientSecrets<S>,
+    slot: Option<u32>,
+    schedule: Schedule,
+    round: u64,
+    /// Per recent round: the open slots and the frame this client XORed into its XOR slot.
+    sent: BTreeMap<u64, (Vec<OpenSlot>, Zeroizing<Vec<u8>>)>,
+    accusation: Option<Accusation>,
+    /// Our defence against the accusation we are the suspect of, if any.
+    defence: Option<Defence>,
+    /// The message sent in the current round, to re-queue if the slot does not deliver it.
+    in_flight: Option<Zeroizing<Vec<u8>>>,
+}
+
+enum State<S: ProtoSuite> {
+    Setup { secrets: Option<ClientSecrets<S>> },
+    Ready(Box<Ready<S>>),
+    Done,
+}
+
+/// A Verdict client.
+pub struct Client<S: ProtoSuite, R: RngCore + CryptoRng> {
+    id: ClientId,
+    keys: SecretKeys<S::G>,
+    pseudonym: SigningKey<S::G>,
+    config: GroupConfig<S>,
+    session: SessionId,
+    upstream: ServerId,
+    rng: R,
+    state: State<S>,
+    /// Messages not yet sent (they link this client to its anonymous messages: wiped when
+    /// dropped, like the frames and the message in flight).
+    queue: VecDeque<Zeroizing<Vec<u8>>>,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    cache: Option<SetupCache<S>>,
+}
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Client<S, R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Client")
+            .field("id", &self.id)
+            .field("phase", &self.phase())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
+    /// Client `id` of `config`, holding `keys`. Queues its set-up message at once.
+    pub fn new(
+        config: GroupConfig<S>,
+        id: ClientId,
+        keys: SecretKeys<S::G>,
+        mut rng: R,
+    ) -> Result<Self, ConfigError> {
+        let session = config.validate()?;
+        let me = Party::Client(id);
+        if !config.member(me).is_some_and(|m| m.matches(&keys)) {
+            return Err(ConfigError::KeyMismatch { member: me });
+        }
+        let upstream = *config
+            .upstream
+            .get(id.0 as usize)
+            .ok_or(ConfigError::BadUpstream { client: id })?;
+        let log = SetupLog::<S>::new(&config, session)
+            .map_err(|_| ConfigError::GroupSize("pseudonym shuffle parameters"))?;
+        let (pseudonym, submission) = client_submit(log.shuffle_params(), id.0, &mut rng)
+            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
+        let (ver, setup) = S::client_setup(log.roster0(), id, keys.dcnet(), &mut rng)
+            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
+        let xor = if config.policy.mode.is_hybrid() {
+            Some(
+                XorOf::<S>::client_setup(log.xor0(), id, keys.xor(), &mut rng)
+                    .map_err(|_| ConfigError::KeyMismatch { member: me })?
+                    .0,
+            )
+        } else {
+            None
+        };
+        let payload = client_setup_payload(&submission.to_bytes(), &S::encode_client_setup(&setup));
+        let mut client = Self {
+            id,
+            keys,
+            pseudonym,
+            config,
+            session,
+            upstream,
+            rng,
+            state: State::Setup {
+                secrets: Some(ClientSecrets { ver, xor }),
+            },
+            queue: VecDeque::new(),
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            cache: None,
+        };
+        client.send(Party::Server(upstream), Kind::ClientSetup, 0, payload);
+        Ok(client)
+    }
+
+    /// Shares set-up verification with other clients of this process (see [`SetupCache`]).
+    pub fn with_setup_cache(mut self, cache: SetupCache<S>) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// This client's id.
+    pub fn id(&self) -> ClientId {
+        self.id
+    }
+
+    /// What the client awaits.
+    pub fn phase(&self) -> ClientPhase {
+        match self.state {
+            State::Setup { .. } => ClientPhase::AwaitingSetup,
+            State::Ready(_) => ClientPhase::AwaitingOutput,
+            State::Done => ClientPhase::Done,
+        }
+    }
+
+    /// The slot the shuffle assigned this client (after set-up).
+    pub fn slot(&self) -> Option<u32> {
+        match &self.state {
+            State::Ready(r) => r.slot,
+            _ => None,
+        }
+    }
+
+    /// The round the client last submitted to.
+    pub fn round(&self) -> u64 {
+        match &self.state {
+            State::Ready(r) => r.round,
+            _ => 0,
+        }
+    }
+
+    /// Messages queued and not yet sent.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Largest message this client can ever send in one slot.
+    pub fn max_message_len(&self) -> usize {
+        let overhead = HEADER_LEN + self.signature_overhead();
+        (self.config.policy.max_len as usize).saturating_sub(overhead)
+    }
+
+    /// Bytes of a message slot's pseudonym signature: every verifiable message slot is signed
+    /// (hybrid messages travel in XOR frames, which the XOR suite signs itself).
+    fn signature_overhead(&self) -> usize {
+        if !self.config.policy.mode.is_hybrid() {
+            Signature::<S::G>::ENCODED_LEN
+        } else {
+            0
+        }
+    }
+
+    /// Queues a message for anonymous transmission in this client's slot.
+    pub fn submit(&mut self, message: Vec<u8>) -> Result<(), ApiError> {
+        if matches!(self.state, State::Done) {
+            return Err(ApiError::SessionOver);
+        }
+        let max = self.max_message_len();
+        if message.len() > max {
+            return Err(ApiError::MessageTooLong {
+                len: message.len(),
+                max,
+            });
+        }
+        self.queue.push_back(Zeroizing::new(message));
+        Ok(())
+    }
+
+    /// The next transmission.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Clients need no timers: servers drive the rounds. Always `None`.
+    pub fn poll_timeout(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Advances time (no-op: see [`Client::poll_timeout`]).
+    pub fn handle_timeout(&mut self, _now: Duration) {}
+
+    fn send(&mut self, to: Party, kind: Kind, round: u64, payload: Vec<u8>) {
+        let env = Envelope::seal(
+            self.keys.signing(),
+            kind,
+            Party::Client(self.id),
+            self.session.0,
+            round,
+            payload,
+            &mut self.rng,
+        );
+        self.transmits.push_back(Transmit {
+            to,
+            bytes: env.to_bytes().into(),
+        });
+    }
+
+    fn reject(&mut self, e: MessageError) {
+        self.events.push_back(Event::Rejected(e));
+    }
+
+    /// Handles bytes received from `from`.
+    pub fn handle_message(&mut self, from: Party, bytes: &[u8]) {
+        if matches!(self.state, State::Done) {
+            return;
+        }
+        if !matches!(from, Party::Server(_)) {
+            return self.reject(MessageError::Unexpected {
+                from,
+                kind: "message from a client",
+                round: 0,
+            });
+        }
+        let env = match self.config.open(&self.session, from, bytes) {
+            Ok(e) => e,
+            Err(e) => return self.reject(e),
+        };
+        let h = env.header().clone();
+        let result = match h.kind {
+            Kind::SetupTranscript if from == Party::Server(self.upstream) => {
+                self.on_setup_transcript(&env)
+            }
+            Kind::RoundOutput if from == Party::Server(self.upstream) => self.on_output(&env),
+            Kind::RebuttalRequest => self.on_rebuttal_request(&env),
+            _ => Err(MessageError::Unexpected {
+                from,
+                kind: "message",
+                round: h.round,
+            }),
+        };
+        if let Err(e) = result {
+            self.reject(e);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Set-up: verifying the set-up transcript and the cache clients of one process share.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{Party, SessionId};
+
+use crate::config::GroupConfig;
+use crate::error::{MessageError, WireError};
+use crate::event::Event;
+use crate::server::accusation_len;
+use crate::setup::SetupLog;
+use crate::setup::{SetupFailure, build_nets};
+use crate::slot::Schedule;
+use crate::suite::{Nets, ProtoSuite};
+use crate::wire::{Envelope, Reader};
+
+use super::{Client, Ready, State};
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
+    pub(super) fn on_setup_transcript(&mut self, env: &Envelope<S::G>) -> Result<(), MessageError> {
+        let from = env.header().sender;
+        let malformed = |source| MessageError::Malformed { from, source };
+        let State::Setup { secrets } = &mut self.state else {
+            return Err(MessageError::Duplicate {
+                from,
+                kind: "set-up transcript",
+            });
+        };
+        let digest = *blake3::hash(&env.payload).as_bytes();
+        let cached = self.cache.as_ref().and_then(|c| c.get(&digest));
+        let verdict = match cached {
+            Some(v) => v,
+            None => {
+                let v = verify_transcript::<S>(&self.config, self.session, &env.payload)
+                    .map_err(malformed)?;
+                if let Some(c) = &self.cache {
+                    c.insert(digest, v.clone());
+                }
+                v
+            }
+        };
+        let nets = match verdict {
+            Ok(nets) => nets,
+            Err((culprits, reason)) => {
+                self.events
+                    .push_back(Event::SetupFailed { reason, culprits });
+                self.state = State::Done;
+                return Ok(());
+            }
+        };
+        let own = nets
+            .ver
+            .roster()
+            .pseudonyms()
+            .iter()
+            .position(|p| p == self.pseudonym.verifying_key())
+            .map(|s| s as u32);
+        let Some(secrets) = secrets.take() else {
+            return Ok(());
+        };
+        let slots = nets.ver.roster().pseudonyms().len();
+        self.events.push_back(Event::SetupComplete {
+            slots,
+            own_slot: own,
+        });
+        let schedule = Schedule::new(&self.config.policy, slots, accusation_len::<S>());
+        self.state = State::Ready(Box::new(Ready {
+            nets,
+            secrets,
+            slot: own,
+            schedule,
+            round: 0,
+            sent: BTreeMap::new(),
+            accusation: None,
+            defence: None,
+            in_flight: None,
+        }));
+        self.submit_round();
+        Ok(())
+    }
+}
+
+/// The outcome of verifying a set-up transcript: the DC-net sessions, or the culprit.
+type Verified<S> = Result<Arc<Nets<S>>, (Vec<Party>, SetupFailure)>;
+/// Verifies a whole set-up transcript (every signature, submission, shuffle and decryption
+/// proof) and builds the DC-net sessions. `Err` only for an undecodable transcript.
+fn verify_transcript<S: ProtoSuite>(
+    config: &GroupConfig<S>,
+    session: SessionId,
+    payload: &[u8],
+) -> Result<Verified<S>, WireError> {
+    let mut r = Reader::new(payload);
+    let list = r.byte_slices()?;
+    r.finish()?;
+    let mut log =
+        SetupLog::<S>::new(config, session).map_err(|_| WireError::Invalid("set-up parameters"))?;
+    for bytes in list {
+        let e = Envelope::<S::G>::from_bytes(bytes)?;
+        let key = config
+            .key_of(e.header().sender)
+            .ok_or(WireError::Invalid("set-up sender"))?;
+        e.verify(key)?;
+        if e.header().session != session.0 {
+            return Err(WireError::Invalid("set-up message of another session"));
+        }
+        if let Err(f) = log.add(config, e) {
+            return Ok(Err((f.culprits, f.failure)));
+        }
+    }
+    let outcome = log
+        .outcome()
+        .ok_or(WireError::Invalid("incomplete set-up transcript"))?;
+    Ok(build_nets::<S>(
+        log.roster0(),
+        log.xor0(),
+        outcome.pseudonyms,
+        &outcome.client_setups,
+        &outcome.server_setups,
+        config.policy.mode.is_hybrid(),
+    )
+    .map(Arc::new)
+    .map_err(|f| (f.culprits, f.failure)))
+}
+
+/// Verified set-up transcripts shared by the clients of one process (the simulator, the
+/// benchmarks).
+///
+/// Verifying the set-up transcript (every shuffle proof) is a pure function of its bytes, so
+/// clients that receive byte-identical transcripts can share one verification: the result is
+/// exactly what each would have computed. Separate processes never share a cache. Keyed by the
+/// transcript's blake3 hash.
+pub struct SetupCache<S: ProtoSuite> {
+    inner: Arc<Mutex<BTreeMap<[u8; 32], Verified<S>>>>,
+}
+
+impl<S: ProtoSuite> Clone for SetupCache<S> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<S: ProtoSuite> Default for SetupCache<S> {
+    fn default() -> Self {
+        Self {
+            inner: Arc::new(Mutex::new(BTreeMap::new())),
+        }
+    }
+}
+
+impl<S: ProtoSuite> core::fmt::Debug for SetupCache<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SetupCache").finish_non_exhaustive()
+    }
+}
+
+impl<S: ProtoSuite> SetupCache<S> {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn get(&self, digest: &[u8; 32]) -> Option<Verified<S>> {
+        self.inner.lock().ok()?.get(digest).cloned()
+    }
+
+    fn insert(&self, digest: [u8; 32], v: Verified<S>) {
+        if let Ok(mut m) = self.inner.lock() {
+            m.insert(digest, v);
+        }
+    }
+}

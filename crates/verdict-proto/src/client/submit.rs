@@ -1,0 +1,147 @@
+//! Building a round submission: one ciphertext per open slot.
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{Party, SessionId};
+use verdict_nizk::SigningKey;
+use zeroize::Zeroizing;
+
+use crate::slot::{HEADER_LEN, OpenSlot, SlotKind, join_payload, sign_slot};
+use crate::suite::ProtoSuite;
+use crate::wire::{Kind, Writer, write_byte_list};
+
+use super::{Client, State};
+
+impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
+    /// Builds and queues the submission for the current round.
+    pub(super) fn submit_round(&mut self) {
+        let hybrid = self.config.policy.mode.is_hybrid();
+        let sig_overhead = self.signature_overhead();
+        let default_len = self.config.policy.default_len;
+        let State::Ready(ready) = &mut self.state else {
+            return;
+        };
+        let round = ready.round;
+        let open = ready.schedule.open_slots();
+        let max_len = ready.schedule.max_len();
+        let mut cts = Vec::with_capacity(open.len());
+        let mut frame = Zeroizing::new(Vec::new());
+        for o in &open {
+            let owner = ready.slot == Some(o.slot);
+            let prepared = match ready.nets.prepare(o, round) {
+                Ok(p) => p,
+                Err(_) => return,
+            };
+            let mut payload: Option<Zeroizing<Vec<u8>>> = None;
+            if owner {
+                match o.kind {
+                    SlotKind::Verifiable if hybrid => {
+                        if let Some(acc) = ready.accusation.take() {
+                            let content = join_payload(0, &acc.to_bytes());
+                            payload = Some(Zeroizing::new(signed_content(
+                                &self.pseudonym,
+                                &self.session,
+                                round,
+                                o,
+                                content,
+                                &mut self.rng,
+                            )));
+                        }
+                    }
+                    _ => {
+                        let room = o.len.saturating_sub(HEADER_LEN + sig_overhead);
+                        let fits = self.queue.front().is_some_and(|m| m.len() <= room);
+                        let body = if fits { self.queue.pop_front() } else { None };
+                        ready.in_flight.clone_from(&body);
+                        // Request the smallest capacity that fits the next queued message, or
+                        // keep the default capacity when nothing more is queued.
+                        let next = match self.queue.front() {
+                            Some(m) => ((HEADER_LEN + sig_overhead + m.len()) as u32)
+                                .clamp(default_len, max_len),
+                            None => default_len,
+                        };
+                        if body.is_some() || !self.queue.is_empty() {
+                            let message = body.unwrap_or_default();
+                            let content = Zeroizing::new(join_payload(next, &message));
+                            payload = Some(if sig_overhead > 0 {
+                                Zeroizing::new(signed_content(
+                                    &self.pseudonym,
+                                    &self.session,
+                                    round,
+                                    o,
+                                    content.to_vec(),
+                                    &mut self.rng,
+                                ))
+                            } else {
+                                content
+                            });
+                        }
+                    }
+                }
+            }
+            let owner_arg = payload.as_deref().map(|p| (&self.pseudonym, p.as_slice()));
+            let ct = match ready.nets.client_ciphertext(
+                &ready.secrets,
+                &prepared,
+                owner_arg,
+                &mut self.rng,
+            ) {
+                Ok(ct) => ct,
+                Err(_) => {
+                    // Cannot transmit here after all: send a cover so the round still counts
+                    // us, and keep the message.
+                    if let Some(m) = ready.in_flight.take() {
+                        self.queue.push_front(m);
+                    }
+                    match ready.nets.client_ciphertext(
+                        &ready.secrets,
+                        &prepared,
+                        None,
+                        &mut self.rng,
+                    ) {
+                        Ok(ct) => ct,
+                        Err(_) => return,
+                    }
+                }
+            };
+            if o.kind == SlotKind::Xor && owner {
+                // The frame this client XORed in: its ciphertext XOR its cover (its pads).
+                frame = match ready.nets.client_ciphertext(
+                    &ready.secrets,
+                    &prepared,
+                    None,
+                    &mut self.rng,
+                ) {
+                    Ok(cover) => {
+                        Zeroizing::new(ct.iter().zip(&cover).map(|(a, b)| a ^ b).collect())
+                    }
+                    Err(_) => Zeroizing::new(Vec::new()),
+                };
+            }
+            cts.push(ct);
+        }
+        ready.sent.insert(round, (open, frame));
+        while ready.sent.len() > 4 {
+            ready.sent.pop_first();
+        }
+        let mut w = Writer::new();
+        write_byte_list(&mut w, &cts);
+        let upstream = Party::Server(self.upstream);
+        self.send(upstream, Kind::Submission, round, w.finish());
+    }
+}
+
+/// `content ‖ σ`, `σ` the pseudonym signature binding it to this session, round and slot.
+fn signed_content<G: verdict_group::Group, R: RngCore + CryptoRng>(
+    pseudonym: &SigningKey<G>,
+    session: &SessionId,
+    round: u64,
+    slot: &OpenSlot,
+    mut content: Vec<u8>,
+    rng: &mut R,
+) -> Vec<u8> {
+    let sig = sign_slot(
+        pseudonym, session, round, slot.kind, slot.slot, &content, rng,
+    );
+    content.extend_from_slice(&sig.to_bytes());
+    content
+}
