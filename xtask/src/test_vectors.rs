@@ -3,16 +3,16 @@
 
 use std::path::Path;
 
-use verdict_bench::vectors::generate_all;
+use verdict_vectors::generate_all;
 
 /// Options of `cargo xtask test-vectors`.
 #[derive(Debug, Default, PartialEq, clap::Args)]
 #[command(
     about = "Write the known-answer vectors to test-vectors/, or check that the files match \
              the generator",
-    long_about = "Writes the known-answer vectors of verdict_bench::vectors (format \
-                  documented there) to test-vectors/. `cargo test --workspace` re-verifies \
-                  every vector through the public APIs."
+    long_about = "Writes the known-answer vectors of crates/verdict-vectors (format: that \
+                  crate's README) to test-vectors/. `cargo test --workspace` re-verifies every \
+                  vector through the public APIs."
 )]
 pub(crate) struct Args {
     /// Write nothing; fail if a file in test-vectors/ differs from the generator
