@@ -8,9 +8,10 @@ use std::path::Path;
 /// `cargo xtask ci` takes no options.
 #[derive(Debug, Default, PartialEq, clap::Args)]
 #[command(
-    about = "Everything CI runs: fmt, clippy, docs, tests, vector freshness, benchmarks compile",
+    about = "Everything CI runs: fmt, tidy, clippy, docs, tests, vector freshness, benchmarks \
+             compile",
     long_about = "Runs what CI (.ci/run) runs, stopping at the first failure: cargo fmt --check, \
-                  cargo clippy (all targets, warnings denied), cargo doc \
+                  cargo xtask tidy, cargo clippy (all targets, warnings denied), cargo doc \
                   (warnings denied), cargo test --workspace, cargo xtask test-vectors --check \
                   and cargo bench --no-run."
 )]
@@ -20,6 +21,7 @@ pub(crate) struct Args {}
 pub(crate) fn run(root: &Path, _: &Args) -> bool {
     use crate::cargo;
     cargo(&["fmt", "--all", "--", "--check"], &[])
+        && crate::tidy::run(root, &crate::tidy::Args {})
         && cargo(
             &[
                 "clippy",

@@ -13,6 +13,7 @@ mod bench;
 mod ci;
 mod demo;
 mod test_vectors;
+mod tidy;
 
 /// Project automation for verdict.
 #[derive(Debug, Parser)]
@@ -36,6 +37,7 @@ pub(crate) enum Task {
     Demo(demo::Args),
     Ci(ci::Args),
     TestVectors(test_vectors::Args),
+    Tidy(tidy::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Some(Task::Demo(args)) => demo::run(&args),
         Some(Task::Ci(args)) => ci::run(&root, &args),
         Some(Task::TestVectors(args)) => test_vectors::run(&root, &args),
+        Some(Task::Tidy(args)) => tidy::run(&root, &args),
         // No task: the help, and success, as `cargo xtask` always did.
         None => match Cli::command().print_help() {
             Ok(()) => true,
@@ -124,11 +127,13 @@ mod tests {
         );
         assert!(matches!(parse(&["demo"]), Ok(Some(Task::Demo(_)))));
         assert!(matches!(parse(&["ci"]), Ok(Some(Task::Ci(_)))));
+        assert!(matches!(parse(&["tidy"]), Ok(Some(Task::Tidy(_)))));
         for bad in [
             &["frobnicate"][..],
             &["demo", "--fast"],
             &["ci", "extra"],
             &["test-vectors", "--bogus"],
+            &["tidy", "--fix"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?} accepted");
         }
