@@ -19,24 +19,6 @@ use verdict_bench::macro_bench::{MacroConfig, MacroEntry, MacroReport, registry}
 use self::criterion::{BenchResult, Throughput};
 use self::summary::{Machine, SummaryInput};
 
-/// The options of `cargo xtask bench` (`cargo xtask bench --help`).
-const HELP: &str = "\
-Runs the criterion micro benchmarks and the macro benchmarks, then writes results (JSON, CSV),
-SVG figures and summary.md to target/verdict-bench/ and prints our numbers next to the paper's.
-
-    --quick               short criterion runs (0.5 s warm-up, 2 s measurement, 10 samples)
-                          of a representative subset (small blocks and sizes; see
-                          bench::QUICK_FILTER); sets VERDICT_BENCH_QUICK=1 for the benches
-    --filter REGEX        only benchmarks (criterion ids) and macro benches (names) matching
-                          (criterion's regex syntax; also selects what --no-micro reports)
-    --save-baseline NAME  save this run as criterion baseline NAME
-    --baseline NAME       compare with criterion baseline NAME (change % in the results)
-    --no-micro            do not run criterion; report every result in target/criterion
-    --no-macro            do not run the macro benchmarks
-    --update-docs         regenerate docs/PERFORMANCE.md between its GENERATED markers and
-                          copy the SVGs to docs/img/
-";
-
 /// The default `--quick` selection: Figure 5 blocks below 10 KB, the two smallest shuffle
 /// sizes, vector DLEQ up to L = 256 and the single proofs. Everything else (64 KB blocks, the
 /// 1,024-client key shuffle, group micro benchmarks) needs a full run.
@@ -45,49 +27,84 @@ pub(crate) const QUICK_FILTER: &str = r"^(fig5/.*/[0-9]{1,4}|dcnet/.*/[0-9]{1,4}
 /// Macro benchmarks not run: `(name, reason)`.
 type Skipped = Vec<(String, String)>;
 
-/// Parsed command line.
-#[derive(Debug, Default, PartialEq)]
-struct Options {
+/// Options of `cargo xtask bench`.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+#[command(
+    about = "Benchmarks, figures and the paper comparison in target/verdict-bench/",
+    long_about = "Runs the criterion micro benchmarks and the macro benchmarks, then writes \
+                  results (JSON, CSV), SVG figures and summary.md to target/verdict-bench/ and \
+                  prints our numbers next to the paper's."
+)]
+pub(crate) struct Args {
+    /// Short runs of a representative subset
+    ///
+    /// Criterion runs of 0.5 s warm-up, 2 s measurement and 10 samples over small blocks and
+    /// sizes only (bench::QUICK_FILTER), VERDICT_BENCH_QUICK=1 set for the benches, and fewer,
+    /// smaller points for the macro benchmarks.
+    #[arg(long)]
     quick: bool,
+    /// Only benchmarks (criterion ids) and macro benches (names) matching REGEX
+    ///
+    /// REGEX has criterion's regex syntax; it replaces --quick's subset and also selects what
+    /// --no-micro reports.
+    #[arg(long, value_name = "REGEX", value_parser = parse_filter)]
     filter: Option<String>,
+    /// Save this run as criterion baseline NAME
+    #[arg(long, value_name = "NAME", conflicts_with = "baseline")]
     save_baseline: Option<String>,
+    /// Compare with criterion baseline NAME (change % in the results)
+    #[arg(long, value_name = "NAME")]
     baseline: Option<String>,
+    /// Do not run criterion; report every result in target/criterion
+    #[arg(long)]
     no_micro: bool,
+    /// Do not run the macro benchmarks
+    #[arg(long)]
     no_macro: bool,
+    /// Regenerate docs/PERFORMANCE.md between its GENERATED markers and copy the SVGs to
+    /// docs/img/
+    #[arg(long)]
     update_docs: bool,
 }
 
-fn parse(args: &[String]) -> Result<Options, String> {
-    let mut o = Options::default();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match a.as_str() {
-            "--quick" => o.quick = true,
-            "--filter" => o.filter = Some(value("--filter")?),
-            "--save-baseline" => o.save_baseline = Some(value("--save-baseline")?),
-            "--baseline" => o.baseline = Some(value("--baseline")?),
-            "--no-micro" => o.no_micro = true,
-            "--no-macro" => o.no_macro = true,
-            "--update-docs" => o.update_docs = true,
-            other => return Err(format!("unknown option `{other}`")),
+/// `--filter` is checked when parsing, so a typo fails before minutes of benchmarks.
+fn parse_filter(s: &str) -> Result<String, regex::Error> {
+    Regex::new(s).map(|_| s.to_owned())
+}
+
+impl Args {
+    /// The options as a command line (`cargo xtask bench --quick ...`), recorded in
+    /// `results.json` and `summary.md` so a result says how it was produced.
+    fn command_line(&self) -> String {
+        let mut s = String::from("cargo xtask bench");
+        let flags = [
+            (self.quick, "--quick"),
+            (self.no_micro, "--no-micro"),
+            (self.no_macro, "--no-macro"),
+            (self.update_docs, "--update-docs"),
+        ];
+        for (on, flag) in flags {
+            if on {
+                s.push(' ');
+                s.push_str(flag);
+            }
         }
+        let values = [
+            ("--filter", &self.filter),
+            ("--save-baseline", &self.save_baseline),
+            ("--baseline", &self.baseline),
+        ];
+        for (name, value) in values {
+            if let Some(v) = value {
+                s.push_str(&format!(" {name} {v}"));
+            }
+        }
+        s
     }
-    if o.save_baseline.is_some() && o.baseline.is_some() {
-        return Err("--save-baseline and --baseline are exclusive".to_owned());
-    }
-    if let Some(f) = &o.filter {
-        Regex::new(f).map_err(|e| format!("--filter: {e}"))?;
-    }
-    Ok(o)
 }
 
 /// The arguments after `cargo bench ... --`.
-fn criterion_args(o: &Options) -> Vec<String> {
+fn criterion_args(o: &Args) -> Vec<String> {
     // `--noplot`: criterion's own HTML plots are not used (ours are drawn from its JSON).
     let mut a: Vec<String> = vec!["--noplot".into()];
     if o.quick {
@@ -116,25 +133,9 @@ fn criterion_args(o: &Options) -> Vec<String> {
     a
 }
 
-/// The cargo that runs xtask (so the same toolchain runs the benches).
-pub(crate) fn cargo_bin() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
-}
-
 /// Runs the task; returns whether it succeeded.
-pub(crate) fn run(root: &Path, args: &[String]) -> bool {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        print!("cargo xtask bench [options]\n\n{HELP}");
-        return true;
-    }
-    let opts = match parse(args) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("{e}\n\n{HELP}");
-            return false;
-        }
-    };
-    match run_with(root, args, &opts) {
+pub(crate) fn run(root: &Path, args: &Args) -> bool {
+    match run_with(root, args) {
         Ok(ok) => ok,
         Err(e) => {
             eprintln!("bench: {e}");
@@ -143,7 +144,7 @@ pub(crate) fn run(root: &Path, args: &[String]) -> bool {
     }
 }
 
-fn run_with(root: &Path, args: &[String], o: &Options) -> Result<bool, String> {
+fn run_with(root: &Path, o: &Args) -> Result<bool, String> {
     let started = Instant::now();
     let meta = criterion::metadata(root)?;
     let out = meta.target_dir.join("verdict-bench");
@@ -190,14 +191,13 @@ fn run_with(root: &Path, args: &[String], o: &Options) -> Result<bool, String> {
         run_macros(o, &mut ok)?
     };
 
-    write_results(&out, args, &results, &reports, &skipped)?;
+    let command = o.command_line();
+    write_results(&out, &command, &results, &reports, &skipped)?;
     let charts = write_charts(&out, &results, &reports)?;
     let machine = Machine::detect();
-    let command = format!("cargo xtask bench {}", args.join(" "));
-    let command = command.trim_end();
     let input = |img_prefix| SummaryInput {
         machine: &machine,
-        command,
+        command: &command,
         results: &results,
         reports: &reports,
         skipped: &skipped,
@@ -242,7 +242,7 @@ fn run_with(root: &Path, args: &[String], o: &Options) -> Result<bool, String> {
 
 /// Runs every registered macro benchmark that `--filter` selects; pending ones are skipped
 /// with their reason. Returns the reports and the `(name, reason)` of skipped ones.
-fn run_macros(o: &Options, ok: &mut bool) -> Result<(Vec<MacroReport>, Skipped), String> {
+fn run_macros(o: &Args, ok: &mut bool) -> Result<(Vec<MacroReport>, Skipped), String> {
     let filter = match &o.filter {
         Some(f) => Some(Regex::new(f).map_err(|e| e.to_string())?),
         None => None,
@@ -387,13 +387,13 @@ fn result_json(r: &BenchResult) -> Value {
 
 fn write_results(
     out: &Path,
-    args: &[String],
+    command: &str,
     results: &[BenchResult],
     reports: &[MacroReport],
     skipped: &[(String, String)],
 ) -> Result<(), String> {
     let doc = json!({
-        "generated_by": format!("cargo xtask bench {}", args.join(" ")).trim_end(),
+        "generated_by": command,
         "micro": results.iter().map(result_json).collect::<Vec<_>>(),
         "macro": reports.iter().map(|r| json!({
             "name": r.name,
@@ -503,16 +503,20 @@ mod tests {
         s.iter().map(|a| (*a).to_owned()).collect()
     }
 
+    /// `cargo xtask bench <args>`, parsed by the real command line.
+    fn parse(args: &[&str]) -> Result<Args, String> {
+        let argv: Vec<&str> = ["bench"].iter().chain(args).copied().collect();
+        match crate::tests::parse(&argv) {
+            Ok(Some(crate::Task::Bench(a))) => Ok(a),
+            Ok(other) => Err(format!("parsed as {other:?}")),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     #[test]
     fn options_parse_and_map_to_criterion_flags() {
-        let o = parse(&args(&[
-            "--quick",
-            "--filter",
-            "fig5/xor",
-            "--save-baseline",
-            "b1",
-        ]))
-        .unwrap_or_else(|e| panic!("{e}"));
+        let o = parse(&["--quick", "--filter", "fig5/xor", "--save-baseline", "b1"])
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(o.quick);
         assert_eq!(
             criterion_args(&o),
@@ -529,20 +533,37 @@ mod tests {
                 "fig5/xor"
             ])
         );
-        let quick = parse(&args(&["--quick"])).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            o.command_line(),
+            "cargo xtask bench --quick --filter fig5/xor --save-baseline b1"
+        );
+        let quick = parse(&["--quick"]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             criterion_args(&quick).last().map(String::as_str),
             Some(QUICK_FILTER)
         );
-        let full = parse(&args(&["--baseline", "main"])).unwrap_or_else(|e| panic!("{e}"));
+        let full = parse(&["--baseline", "main"]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             criterion_args(&full),
             args(&["--noplot", "--baseline", "main"])
         );
-        assert!(parse(&args(&["--baseline", "a", "--save-baseline", "b"])).is_err());
-        assert!(parse(&args(&["--filter"])).is_err());
-        assert!(parse(&args(&["--filter", "("])).is_err());
-        assert!(parse(&args(&["--fast"])).is_err());
+        let all =
+            parse(&["--no-micro", "--no-macro", "--update-docs"]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(all.no_micro && all.no_macro && all.update_docs && !all.quick);
+        assert_eq!(
+            all.command_line(),
+            "cargo xtask bench --no-micro --no-macro --update-docs"
+        );
+        assert_eq!(
+            parse(&[]).map(|a| a.command_line()),
+            Ok("cargo xtask bench".to_owned())
+        );
+        let exclusive = parse(&["--baseline", "a", "--save-baseline", "b"]);
+        assert!(exclusive.is_err(), "{exclusive:?}");
+        assert!(parse(&["--filter"]).is_err());
+        let bad_regex = parse(&["--filter", "("]).err().unwrap_or_default();
+        assert!(bad_regex.contains("--filter"), "{bad_regex}");
+        assert!(parse(&["--fast"]).is_err());
     }
 
     #[test]

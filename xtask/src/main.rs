@@ -1,52 +1,63 @@
-//! Project automation: `cargo xtask <task>` (see `cargo xtask help`). One module per task.
+//! Project automation: `cargo xtask <task>` (see `cargo xtask --help`).
+//!
+//! The whole command line is declared once, with clap's derive API: [`Cli`] lists the tasks and
+//! each task's module declares its own options (`Args`) with their help text, so `--help`, the
+//! parser and the error messages cannot drift apart. One module per task.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use clap::{CommandFactory, Parser, Subcommand};
+
 mod bench;
+mod ci;
 mod demo;
 mod test_vectors;
+mod tidy;
 
-const HELP: &str = "\
-cargo xtask <task>
+/// Project automation for verdict.
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    disable_version_flag = true,
+    after_help = "`cargo xtask <task> --help` describes a task and every option it takes."
+)]
+pub(crate) struct Cli {
+    /// The task to run; without one, this help is printed.
+    #[command(subcommand)]
+    task: Option<Task>,
+}
 
-tasks:
-  bench [--quick] [--filter REGEX] [--save-baseline NAME | --baseline NAME] [...]
-                          benchmarks, figures and the paper comparison in target/verdict-bench/
-                          (`cargo xtask bench --help` lists every option)
-  demo                    a narrated hybrid session (3 servers, 10 clients, one jammer) in the
-                          simulator: messages, accusation, verdict, exclusion
-  ci                      everything CI runs: fmt, clippy, tests, docs, vector freshness,
-                          benchmarks compile
-  test-vectors [--check]  write the known-answer vectors to test-vectors/, or check that
-                          the files match the generator
-  help                    print this message
-";
+/// Every task of `cargo xtask`. Each task's module declares its help text and options on its
+/// `Args` (so no doc comment here: clap would let it override the module's).
+#[derive(Debug, PartialEq, Subcommand)]
+pub(crate) enum Task {
+    Bench(bench::Args),
+    Demo(demo::Args),
+    Ci(ci::Args),
+    TestVectors(test_vectors::Args),
+    Tidy(tidy::Args),
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Parse errors and `--help` exit here, through clap (status 2 for a usage error).
+    let cli = Cli::parse();
     let root = workspace_root();
-    let ok = match args.first().map(String::as_str) {
-        Some("bench") => bench::run(&root, &args[1..]),
-        Some("ci") => ci(),
-        Some("demo") => demo::run(&args[1..]),
-        Some("test-vectors") => {
-            let check = args.iter().skip(1).any(|a| a == "--check");
-            if let Some(bad) = args.iter().skip(1).find(|a| *a != "--check") {
-                eprintln!("unknown option `{bad}`\n\n{HELP}");
+    let ok = match cli.task {
+        Some(Task::Bench(args)) => bench::run(&root, &args),
+        Some(Task::Demo(args)) => demo::run(&args),
+        Some(Task::Ci(args)) => ci::run(&root, &args),
+        Some(Task::TestVectors(args)) => test_vectors::run(&root, &args),
+        Some(Task::Tidy(args)) => tidy::run(&root, &args),
+        // No task: the help, and success, as `cargo xtask` always did.
+        None => match Cli::command().print_help() {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("cannot print the help: {e}");
                 false
-            } else {
-                test_vectors::run(&root, check)
             }
-        }
-        Some("help") | None => {
-            print!("{HELP}");
-            true
-        }
-        Some(other) => {
-            eprintln!("unknown task `{other}`\n\n{HELP}");
-            false
-        }
+        },
     };
     if ok {
         ExitCode::SUCCESS
@@ -56,16 +67,20 @@ fn main() -> ExitCode {
 }
 
 /// The workspace root: xtask lives one directory below it.
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest.parent().unwrap_or(manifest).to_path_buf()
 }
 
+/// The cargo that runs xtask (so the same toolchain runs every nested cargo command).
+pub(crate) fn cargo_bin() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
 /// Runs `cargo <args>` with optional extra environment, reporting failure by name.
-fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
+pub(crate) fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
     eprintln!("$ cargo {}", args.join(" "));
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
+    let status = Command::new(cargo_bin())
         .args(args)
         .envs(env.iter().copied())
         .current_dir(workspace_root())
@@ -83,24 +98,54 @@ fn cargo(args: &[&str], env: &[(&str, &str)]) -> bool {
     }
 }
 
-fn ci() -> bool {
-    cargo(&["fmt", "--all", "--", "--check"], &[])
-        && cargo(
-            &[
-                "clippy",
-                "--workspace",
-                "--all-targets",
-                "--",
-                "-D",
-                "warnings",
-            ],
-            &[],
-        )
-        && cargo(
-            &["doc", "--workspace", "--no-deps"],
-            &[("RUSTDOCFLAGS", "-D warnings")],
-        )
-        && cargo(&["test", "--workspace"], &[])
-        && test_vectors::run(&workspace_root(), true)
-        && cargo(&["bench", "--workspace", "--no-run"], &[])
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parses `cargo xtask <args>` as the binary would.
+    pub(crate) fn parse(args: &[&str]) -> Result<Option<Task>, clap::Error> {
+        let argv = std::iter::once("cargo xtask").chain(args.iter().copied());
+        Cli::try_parse_from(argv).map(|cli| cli.task)
+    }
+
+    #[test]
+    fn command_line_is_well_formed() {
+        // clap's own consistency checks (conflicts name real arguments, no duplicate flags...).
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn tasks_and_their_options() {
+        assert_eq!(parse(&[]).ok(), Some(None));
+        assert_eq!(
+            parse(&["test-vectors", "--check"]).ok(),
+            Some(Some(Task::TestVectors(test_vectors::Args { check: true })))
+        );
+        assert_eq!(
+            parse(&["test-vectors"]).ok(),
+            Some(Some(Task::TestVectors(test_vectors::Args { check: false })))
+        );
+        assert!(matches!(parse(&["demo"]), Ok(Some(Task::Demo(_)))));
+        assert!(matches!(parse(&["ci"]), Ok(Some(Task::Ci(_)))));
+        assert!(matches!(parse(&["tidy"]), Ok(Some(Task::Tidy(_)))));
+        for bad in [
+            &["frobnicate"][..],
+            &["demo", "--fast"],
+            &["ci", "extra"],
+            &["test-vectors", "--bogus"],
+            &["tidy", "--fix"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} accepted");
+        }
+        // `help` and `--help` are answered by clap itself (as a "display help" error).
+        for help in [
+            &["help"][..],
+            &["--help"],
+            &["help", "bench"],
+            &["bench", "-h"],
+        ] {
+            let kind = parse(help).err().map(|e| e.kind());
+            assert_eq!(kind, Some(clap::error::ErrorKind::DisplayHelp), "{help:?}");
+        }
+    }
 }

@@ -3,19 +3,43 @@
 
 use std::path::Path;
 
-use verdict_bench::vectors::generate_all;
+use verdict_vectors::generate_all;
+
+/// Options of `cargo xtask test-vectors`.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+#[command(
+    about = "Write the known-answer vectors to test-vectors/, or check that the files match \
+             the generator",
+    long_about = "Writes the known-answer vectors of crates/verdict-vectors (format: that \
+                  crate's README) to test-vectors/. `cargo test --workspace` re-verifies every \
+                  vector through the public APIs."
+)]
+pub(crate) struct Args {
+    /// Write nothing; fail if a file in test-vectors/ differs from the generator
+    ///
+    /// The vectors are regenerated in memory and compared byte for byte with the files (what CI
+    /// runs).
+    #[arg(long)]
+    pub(crate) check: bool,
+}
 
 /// Runs the task; returns whether it succeeded.
-pub(crate) fn run(root: &Path, check: bool) -> bool {
+pub(crate) fn run(root: &Path, args: &Args) -> bool {
     let dir = root.join("test-vectors");
     let files = generate_all();
-    if check {
+    if args.check {
         let mut ok = true;
         for f in &files {
-            let on_disk = std::fs::read_to_string(dir.join(&f.name)).unwrap_or_default();
-            if on_disk != f.render() {
-                eprintln!("test-vectors/{}: differs from the generator", f.name);
-                ok = false;
+            match std::fs::read_to_string(dir.join(&f.name)) {
+                Ok(on_disk) if on_disk == f.render() => {}
+                Ok(_) => {
+                    eprintln!("test-vectors/{}: differs from the generator", f.name);
+                    ok = false;
+                }
+                Err(e) => {
+                    eprintln!("test-vectors/{}: cannot read it: {e}", f.name);
+                    ok = false;
+                }
             }
         }
         if ok {

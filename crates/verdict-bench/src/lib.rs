@@ -1,4 +1,3 @@
 #![doc = include_str!("../README.md")]
 
 pub mod macro_bench;
-pub mod vectors;

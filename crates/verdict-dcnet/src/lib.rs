@@ -9,6 +9,7 @@ pub mod ids;
 pub mod pairing;
 pub mod sizes;
 pub mod suite;
+pub mod testing;
 pub mod verifiable;
 pub mod wire;
 pub mod xor;

@@ -2,25 +2,24 @@
 //! aggregate: hashing-generator on ristretto255 and P-256, pairing on BLS12-381.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use verdict_dcnet::HashingGenerator;
 use verdict_dcnet::pairing::{Chunk16, Pairing};
+use verdict_dcnet::testing;
 use verdict_group::{P256, Ristretto255};
 
 #[test]
 fn hashing_generator_ristretto255() {
-    common::aggregation::<HashingGenerator<Ristretto255>>(9, 3, 200, 1);
-    common::aggregation::<HashingGenerator<Ristretto255>>(2, 1, 1, 2);
-    common::aggregation::<HashingGenerator<Ristretto255>>(5, 4, 0, 3);
+    testing::aggregation::<HashingGenerator<Ristretto255>>(9, 3, 200, 1);
+    testing::aggregation::<HashingGenerator<Ristretto255>>(2, 1, 1, 2);
+    testing::aggregation::<HashingGenerator<Ristretto255>>(5, 4, 0, 3);
 }
 
 #[test]
 fn hashing_generator_p256() {
-    common::aggregation::<HashingGenerator<P256>>(6, 2, 100, 4);
+    testing::aggregation::<HashingGenerator<P256>>(6, 2, 100, 4);
 }
 
 #[test]
 fn pairing_chunk16() {
-    common::aggregation::<Pairing<Chunk16>>(4, 2, 4, 5);
+    testing::aggregation::<Pairing<Chunk16>>(4, 2, 4, 5);
 }

@@ -2,10 +2,9 @@
 //! ElGamal-style suite — without eager verification, the reveal itself tells who owns the slot.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use verdict_dcnet::elgamal::ElGamal;
 use verdict_dcnet::pairing::{Chunk16, Chunk24, Pairing};
+use verdict_dcnet::testing;
 use verdict_dcnet::{
     Ciphersuite, ClientId, HashingGenerator, PreparedSlot, SlotRound, Verifiable, Xor,
 };
@@ -56,8 +55,8 @@ fn maul<C: Ciphersuite>(
 /// `owner` transmits. Asserts that eager verification names client 2, then returns what the
 /// reveal says **without** client verification (lazy).
 fn lazy_reveal<C: Verifiable>(owner: usize, vectors: usize) -> Option<Vec<u8>> {
-    let mut r = common::rng(40 + owner as u64);
-    let w = common::setup::<C>(3, 2, 1, &mut r);
+    let mut r = testing::rng(40 + owner as u64);
+    let w = testing::setup::<C>(3, 2, 1, &mut r);
     let len = 40;
     let l = framing::elements_needed::<Ristretto255>(len);
     let slot = PreparedSlot::new(&w.session, SlotRound::new(0, 1, len)).unwrap();

@@ -1,9 +1,8 @@
 //! The ElGamal-style suite through the generic harness, on ristretto255 and P-256.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use verdict_dcnet::elgamal::ElGamal;
+use verdict_dcnet::testing;
 use verdict_dcnet::{Ciphersuite, ClientId, DcError, PreparedSlot, SlotRound, Verifiable};
 use verdict_group::{Group, P256, Ristretto255, Scalar, framing};
 
@@ -12,39 +11,39 @@ type EgP = ElGamal<P256>;
 
 #[test]
 fn integrity_ristretto255() {
-    common::integrity_matrix::<EgR>(&[1, 3], &[2, 10], &[0, 1, 100, 1000], 1);
+    testing::integrity_matrix::<EgR>(&[1, 3], &[2, 10], &[0, 1, 100, 1000], 1);
 }
 
 #[test]
 fn integrity_p256() {
-    common::integrity_matrix::<EgP>(&[1, 3], &[2, 10], &[0, 30, 300], 2);
+    testing::integrity_matrix::<EgP>(&[1, 3], &[2, 10], &[0, 30, 300], 2);
 }
 
 #[test]
 fn churn_ristretto255() {
-    common::churn::<EgR>(8, 3, 200, 3, 3);
+    testing::churn::<EgR>(8, 3, 200, 3, 3);
 }
 
 #[test]
 fn shape() {
-    common::shape::<EgR>(&[0, 29, 200], 4);
-    common::shape::<EgP>(&[0, 100], 5);
+    testing::shape::<EgR>(&[0, 29, 200], 4);
+    testing::shape::<EgP>(&[0, 100], 5);
 }
 
 #[test]
 fn bad_input() {
-    common::bad_input::<EgR>(100, 6);
-    common::bad_input::<EgP>(60, 7);
+    testing::bad_input::<EgR>(100, 6);
+    testing::bad_input::<EgP>(60, 7);
 }
 
 #[test]
 fn soundness_ristretto255() {
-    common::soundness::<EgR>(5, 3, 100, 8);
+    testing::soundness::<EgR>(5, 3, 100, 8);
 }
 
 #[test]
 fn soundness_p256() {
-    common::soundness::<EgP>(4, 2, 60, 9);
+    testing::soundness::<EgP>(4, 2, 60, 9);
 }
 
 #[test]
@@ -84,8 +83,8 @@ fn ciphertext_sizes() {
 #[test]
 fn malleated_copy_is_named() {
     type S = <Ristretto255 as Group>::Scalar;
-    let mut r = common::rng(10);
-    let w = common::setup::<EgR>(3, 2, 1, &mut r);
+    let mut r = testing::rng(10);
+    let w = testing::setup::<EgR>(3, 2, 1, &mut r);
     let slot = PreparedSlot::new(&w.session, SlotRound::new(0, 1, 20)).unwrap();
     let honest = EgR::cover(&w.session, &slot, &w.clients[0], &mut r).unwrap();
     let mut bytes = EgR::encode_client_ciphertext(&honest);

@@ -2,9 +2,8 @@
 //! suite-specific soundness (owner without the pseudonym key) and the set-up dispute.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use verdict_dcnet::hashing_generator::Commitments;
+use verdict_dcnet::testing;
 use verdict_dcnet::{
     Ciphersuite, ClientId, DcError, HashingGenerator, Liar, PreparedSlot, ServerId, Session,
     SetupError, SlotRound, Verifiable,
@@ -17,57 +16,57 @@ type HgP = HashingGenerator<P256>;
 
 #[test]
 fn integrity_ristretto255() {
-    common::integrity_matrix::<HgR>(&[1, 3, 10], &[2, 10], &[0, 1, 100, 1000, 4000], 1);
+    testing::integrity_matrix::<HgR>(&[1, 3, 10], &[2, 10], &[0, 1, 100, 1000, 4000], 1);
 }
 
 #[test]
 fn integrity_ristretto255_100_clients() {
-    common::integrity_matrix::<HgR>(&[1, 3, 10], &[100], &[1000, 0, 3000], 2);
+    testing::integrity_matrix::<HgR>(&[1, 3, 10], &[100], &[1000, 0, 3000], 2);
 }
 
 #[test]
 fn integrity_p256() {
-    common::integrity_matrix::<HgP>(&[1, 3], &[2, 10], &[0, 30, 300], 3);
+    testing::integrity_matrix::<HgP>(&[1, 3], &[2, 10], &[0, 30, 300], 3);
 }
 
 #[test]
 fn churn_ristretto255() {
-    common::churn::<HgR>(12, 3, 200, 4, 4);
+    testing::churn::<HgR>(12, 3, 200, 4, 4);
 }
 
 #[test]
 fn churn_p256() {
-    common::churn::<HgP>(6, 2, 60, 2, 5);
+    testing::churn::<HgP>(6, 2, 60, 2, 5);
 }
 
 #[test]
 fn shape_ristretto255() {
-    common::shape::<HgR>(&[0, 29, 200], 6);
+    testing::shape::<HgR>(&[0, 29, 200], 6);
 }
 
 #[test]
 fn shape_p256() {
-    common::shape::<HgP>(&[0, 100], 7);
+    testing::shape::<HgP>(&[0, 100], 7);
 }
 
 #[test]
 fn bad_input_ristretto255() {
-    common::bad_input::<HgR>(100, 8);
+    testing::bad_input::<HgR>(100, 8);
 }
 
 #[test]
 fn bad_input_p256() {
-    common::bad_input::<HgP>(100, 9);
+    testing::bad_input::<HgP>(100, 9);
 }
 
 #[test]
 fn soundness_ristretto255() {
-    common::soundness::<HgR>(5, 3, 300, 10);
+    testing::soundness::<HgR>(5, 3, 300, 10);
 }
 
 #[test]
 fn soundness_p256() {
-    common::soundness::<HgP>(4, 2, 60, 11);
+    testing::soundness::<HgP>(4, 2, 60, 11);
 }
 
 #[test]
@@ -86,8 +85,8 @@ fn suite_ids_are_versioned() {
 /// cover elements and keeps (or re-makes) the cover proof — rejected, and named.
 #[test]
 fn owner_without_pseudonym_key_is_rejected() {
-    let mut r = common::rng(12);
-    let w = common::setup::<HgR>(4, 2, 1, &mut r);
+    let mut r = testing::rng(12);
+    let w = testing::setup::<HgR>(4, 2, 1, &mut r);
     let sr = SlotRound::new(0, 3, 100);
     let slot = PreparedSlot::new(&w.session, sr).unwrap();
     let mut ct = HgR::cover(&w.session, &slot, &w.clients[2], &mut r).unwrap();
@@ -122,8 +121,8 @@ fn owner_without_pseudonym_key_is_rejected() {
 /// liar, and an invalid reveal names its prover.
 #[test]
 fn setup_dispute_names_the_liar() {
-    let mut r = common::rng(13);
-    let w = common::setup::<HgR>(3, 2, 1, &mut r);
+    let mut r = testing::rng(13);
+    let w = testing::setup::<HgR>(3, 2, 1, &mut r);
     let roster = w.session.roster().clone();
     let bogus = Encoded::new(Ristretto255::random(&mut r));
 
@@ -215,8 +214,8 @@ fn ciphertext_sizes() {
 /// Secret state never shows up in `Debug` output.
 #[test]
 fn debug_is_redacted() {
-    let mut r = common::rng(14);
-    let w = common::setup::<HgR>(2, 1, 1, &mut r);
+    let mut r = testing::rng(14);
+    let w = testing::setup::<HgR>(2, 1, 1, &mut r);
     let c = format!("{:?}", w.clients[0]);
     let s = format!("{:?}", w.servers[0]);
     let k = format!("{:?}", w.client_keys[0]);

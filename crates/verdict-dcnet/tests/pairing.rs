@@ -2,10 +2,9 @@
 //! pairing costs ≈ 1 ms and every GT element ≈ 0.7 ms to create and again to decode.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use verdict_dcnet::pairing::gt_table::{ChunkBits, elements_needed};
 use verdict_dcnet::pairing::{Chunk16, Chunk24, Pairing};
+use verdict_dcnet::testing;
 use verdict_dcnet::{Ciphersuite, ClientId, DcError, PreparedSlot, SlotRound, Verifiable};
 
 type P16 = Pairing<Chunk16>;
@@ -13,33 +12,33 @@ type P24 = Pairing<Chunk24>;
 
 #[test]
 fn integrity_chunk16() {
-    common::integrity_matrix::<P16>(&[1, 3], &[2, 10], &[0, 1, 6], 1);
+    testing::integrity_matrix::<P16>(&[1, 3], &[2, 10], &[0, 1, 6], 1);
 }
 
 #[test]
 fn integrity_chunk24() {
-    common::integrity_matrix::<P24>(&[1, 2], &[2], &[0, 5], 2);
+    testing::integrity_matrix::<P24>(&[1, 2], &[2], &[0, 5], 2);
 }
 
 #[test]
 fn churn() {
-    common::churn::<P16>(5, 2, 2, 2, 3);
+    testing::churn::<P16>(5, 2, 2, 2, 3);
 }
 
 #[test]
 fn shape() {
-    common::shape::<P16>(&[0, 4], 4);
-    common::shape::<P24>(&[2], 5);
+    testing::shape::<P16>(&[0, 4], 4);
+    testing::shape::<P24>(&[2], 5);
 }
 
 #[test]
 fn bad_input() {
-    common::bad_input::<P16>(2, 6);
+    testing::bad_input::<P16>(2, 6);
 }
 
 #[test]
 fn soundness() {
-    common::soundness::<P16>(3, 2, 2, 7);
+    testing::soundness::<P16>(3, 2, 2, 7);
 }
 
 #[test]
@@ -71,8 +70,8 @@ fn ciphertext_sizes() {
 /// cover proof — rejected and named, alone and in a batch.
 #[test]
 fn owner_without_pseudonym_key_is_rejected() {
-    let mut r = common::rng(8);
-    let w = common::setup::<P16>(3, 1, 1, &mut r);
+    let mut r = testing::rng(8);
+    let w = testing::setup::<P16>(3, 1, 1, &mut r);
     let slot = PreparedSlot::new(&w.session, SlotRound::new(0, 2, 2)).unwrap();
     let ct = P16::cover(&w.session, &slot, &w.clients[1], &mut r).unwrap();
     let mut bytes = P16::encode_client_ciphertext(&ct);

@@ -2,9 +2,8 @@
 //! encodings.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use verdict_dcnet::sizes::{FIGURE6_LENS, figure6_rows, rows};
+use verdict_dcnet::testing;
 use verdict_dcnet::{Ciphersuite, HashingGenerator, PreparedSlot, SlotRound, Xor};
 use verdict_group::Ristretto255;
 
@@ -34,8 +33,8 @@ fn every_suite_at_every_length() {
 }
 
 fn matches_encodings<C: Ciphersuite>(len: usize) {
-    let mut r = common::rng(61);
-    let w = common::setup::<C>(2, 2, 1, &mut r);
+    let mut r = testing::rng(61);
+    let w = testing::setup::<C>(2, 2, 1, &mut r);
     let slot = PreparedSlot::new(&w.session, SlotRound::new(0, 1, len)).unwrap();
     let ct = C::cover(&w.session, &slot, &w.clients[0], &mut r).unwrap();
     let s = [(verdict_dcnet::ClientId(0), &ct)];

@@ -2,9 +2,8 @@
 //! correctly sized encodings.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use proptest::prelude::*;
+use verdict_dcnet::testing;
 use verdict_dcnet::{Ciphersuite, DhReveal, HashingGenerator, Xor};
 use verdict_group::{P256, Ristretto255};
 
@@ -17,9 +16,9 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(len in 0usize..200, bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-        common::decoders_never_panic::<HgR>(len, &bytes);
-        common::decoders_never_panic::<HgP>(len, &bytes);
-        common::decoders_never_panic::<X>(len, &bytes);
+        testing::decoders_never_panic::<HgR>(len, &bytes);
+        testing::decoders_never_panic::<HgP>(len, &bytes);
+        testing::decoders_never_panic::<X>(len, &bytes);
         let _ = DhReveal::<Ristretto255>::from_bytes(&bytes);
         let _ = DhReveal::<P256>::from_bytes(&bytes);
     }
@@ -28,7 +27,7 @@ proptest! {
     /// (random 32-byte strings are almost never valid ristretto255 encodings).
     #[test]
     fn sized_garbage_is_rejected(len in 0usize..100, seed in any::<u64>()) {
-        let mut r = common::rng(seed);
+        let mut r = testing::rng(seed);
         let mut b = vec![0u8; HgR::client_ciphertext_len(len)];
         rand::RngCore::fill_bytes(&mut r, &mut b);
         prop_assert!(HgR::decode_client_ciphertext(len, &b).is_err());
@@ -40,8 +39,8 @@ proptest! {
 
 #[test]
 fn set_up_messages_round_trip_and_reject_garbage() {
-    let mut r = common::rng(31);
-    let w = common::setup::<HgR>(3, 2, 1, &mut r);
+    let mut r = testing::rng(31);
+    let w = testing::setup::<HgR>(3, 2, 1, &mut r);
     let roster = w.session.roster();
     for s in &w.client_setups {
         let b = HgR::encode_client_setup(s);

@@ -1,9 +1,8 @@
 //! The XOR suite through the generic harness, plus provable pad bits and corruption detection.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use rand::Rng;
+use verdict_dcnet::testing;
 use verdict_dcnet::xor::XorCiphertext;
 use verdict_dcnet::{
     Ciphersuite, ClientId, DcError, DhReveal, Party, PreparedSlot, ServerId, SlotRound, Xor,
@@ -14,22 +13,22 @@ type X = Xor<Ristretto255>;
 
 #[test]
 fn integrity() {
-    common::integrity_matrix::<X>(&[1, 3, 10], &[2, 10, 100], &[0, 1, 100, 1000, 5000], 21);
+    testing::integrity_matrix::<X>(&[1, 3, 10], &[2, 10, 100], &[0, 1, 100, 1000, 5000], 21);
 }
 
 #[test]
 fn churn() {
-    common::churn::<X>(20, 3, 300, 6, 22);
+    testing::churn::<X>(20, 3, 300, 6, 22);
 }
 
 #[test]
 fn shape() {
-    common::shape::<X>(&[0, 1, 1000], 23);
+    testing::shape::<X>(&[0, 1, 1000], 23);
 }
 
 #[test]
 fn bad_input() {
-    common::bad_input::<X>(100, 24);
+    testing::bad_input::<X>(100, 24);
 }
 
 #[test]
@@ -49,11 +48,11 @@ fn not_verifiable() {
 /// reveal fail the frame's signature check.
 #[test]
 fn corruption_is_detected() {
-    let mut r = common::rng(25);
-    let w = common::setup::<X>(4, 2, 1, &mut r);
+    let mut r = testing::rng(25);
+    let w = testing::setup::<X>(4, 2, 1, &mut r);
     let sr = SlotRound::new(0, 1, 64);
     let slot = PreparedSlot::new(&w.session, sr).unwrap();
-    let mut cts = common::client_ciphertexts(&w, &slot, Some((0, b"hello")), &mut r);
+    let mut cts = testing::client_ciphertexts(&w, &slot, Some((0, b"hello")), &mut r);
     let acc0: Vec<_> = cts
         .iter()
         .enumerate()
@@ -101,9 +100,9 @@ fn corruption_is_detected() {
 /// prover.
 #[test]
 fn provable_pad_bits() {
-    let mut r = common::rng(26);
+    let mut r = testing::rng(26);
     let (n, m) = (3usize, 3usize);
-    let w = common::setup::<X>(n, m, 1, &mut r);
+    let w = testing::setup::<X>(n, m, 1, &mut r);
     let roster = w.session.roster();
     let sr = SlotRound::new(0, 42, 200);
     let slot = PreparedSlot::new(&w.session, sr).unwrap();
@@ -186,15 +185,15 @@ fn provable_pad_bits() {
 /// a pad bit to frame an honest client is exposed by the client's provable reveal.
 #[test]
 fn blame_trace_finds_the_disruptor_and_a_lying_server() {
-    let mut r = common::rng(27);
+    let mut r = testing::rng(27);
     let (n, m) = (5usize, 3usize);
-    let w = common::setup::<X>(n, m, 1, &mut r);
+    let w = testing::setup::<X>(n, m, 1, &mut r);
     let roster = w.session.roster();
     let sr = SlotRound::new(0, 9, 40);
     let slot = PreparedSlot::new(&w.session, sr).unwrap();
     let owner = 2;
     let msg = b"attack at dawn";
-    let mut cts = common::client_ciphertexts(&w, &slot, Some((owner, msg)), &mut r);
+    let mut cts = testing::client_ciphertexts(&w, &slot, Some((owner, msg)), &mut r);
     // Client 4 disrupts: flips a range of bits in its ciphertext.
     let disruptor = 4;
     for b in &mut cts[disruptor].bytes[4..20] {

@@ -4,9 +4,8 @@
 //! slot's pseudonym key.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use rand_chacha::ChaCha20Rng;
+use verdict_dcnet::testing;
 use verdict_dcnet::xor::XorCiphertext;
 use verdict_dcnet::{Ciphersuite, ClientId, DcError, PreparedSlot, SessionId, SlotRound, Xor};
 use verdict_group::Ristretto255;
@@ -79,15 +78,15 @@ fn xor(a: &[u8], b: &[u8]) -> Vec<u8> {
 /// XORs `extra` into its cover ciphertext. Returns the reveal and the raw output (the XOR of
 /// every ciphertext, which everyone sees after the round).
 fn round_with(
-    w: &common::World<X>,
+    w: &testing::World<X>,
     sr: SlotRound,
     owner_msg: Option<&[u8]>,
     extra: &[u8],
     seed: u64,
 ) -> (Result<Option<Vec<u8>>, DcError>, Vec<u8>) {
-    let mut r = common::rng(seed);
+    let mut r = testing::rng(seed);
     let slot = PreparedSlot::new(&w.session, sr).unwrap();
-    let mut cts = common::client_ciphertexts(w, &slot, owner_msg.map(|m| (OWNER, m)), &mut r);
+    let mut cts = testing::client_ciphertexts(w, &slot, owner_msg.map(|m| (OWNER, m)), &mut r);
     xor_into(&mut cts[ATTACKER].bytes, extra);
     let acc: Vec<_> = cts
         .iter()
@@ -116,8 +115,8 @@ fn corrupt(r: &Result<Option<Vec<u8>>, DcError>) -> bool {
 /// now be reported as a corrupt slot.
 #[test]
 fn a_non_owner_cannot_inject_suppress_or_substitute() {
-    let mut r = common::rng(90);
-    let w = common::setup::<X>(N, M, 2, &mut r);
+    let mut r = testing::rng(90);
+    let w = testing::setup::<X>(N, M, 2, &mut r);
     let sid = *w.session.id();
     let sr = SlotRound::new(0, 5, 48);
     // The attacker owns slot 1: it has a pseudonym key of this session, just not slot 0's.
@@ -191,8 +190,8 @@ fn a_non_owner_cannot_inject_suppress_or_substitute() {
 /// revealed, does not cancel the second.
 #[test]
 fn frames_of_a_repeated_message_differ() {
-    let mut r = common::rng(91);
-    let w = common::setup::<X>(N, M, 1, &mut r);
+    let mut r = testing::rng(91);
+    let w = testing::setup::<X>(N, M, 1, &mut r);
     let sr = SlotRound::new(0, 2, 40);
     let msg = b"same message, same slot, same round";
     let (first, seen) = round_with(&w, sr, Some(msg), &[], 1);

@@ -28,7 +28,7 @@ pub(crate) struct Metadata {
 
 /// Reads the workspace's bench targets (in workspace member order) and target directory.
 pub(crate) fn metadata(root: &Path) -> Result<Metadata, String> {
-    let out = Command::new(super::cargo_bin())
+    let out = Command::new(crate::cargo_bin())
         .args(["metadata", "--no-deps", "--format-version", "1"])
         .current_dir(root)
         .output()
@@ -99,7 +99,7 @@ pub(crate) fn run_targets(
     // One build up front, so that the per-target runs below show benchmark progress only and
     // a compile error stops everything before any measuring.
     eprintln!("== compiling benches (cargo bench --workspace --no-run)");
-    let status = Command::new(super::cargo_bin())
+    let status = Command::new(crate::cargo_bin())
         .args(["bench", "--workspace", "--no-run"])
         .current_dir(root)
         .status()
@@ -118,7 +118,7 @@ pub(crate) fn run_targets(
             t.name,
             clock(start.elapsed().as_secs())
         );
-        let status = Command::new(super::cargo_bin())
+        let status = Command::new(crate::cargo_bin())
             .args(["bench", "-q", "-p", &t.package, "--bench", &t.name, "--"])
             .args(criterion_args)
             .envs(env.iter().copied())

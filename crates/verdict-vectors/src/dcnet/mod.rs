@@ -44,6 +44,12 @@ use verdict_dcnet::{
 
 use super::{Case, Cases, VectorFile, hx, rng};
 
+mod negatives;
+mod xor;
+
+use negatives::{client_negatives, server_negatives};
+pub(crate) use xor::xor_file;
+
 const N: usize = 3;
 const M: usize = 2;
 const SLOTS: usize = 2;
@@ -314,165 +320,14 @@ fn flipped(bytes: &[u8], at: usize) -> Vec<u8> {
     b
 }
 
-/// What a verifier says of the client ciphertext at position `pos` of `rd`'s accepted set.
-fn client_verdict<C: Verifiable>(w: &World<C>, rd: &Round, pos: usize) -> Option<&'static str> {
-    let slot = PreparedSlot::new(&w.session, rd.slot).ok()?;
-    let client = ClientId(*rd.accepted.get(pos)?);
-    let r = C::decode_client_ciphertext(rd.slot.len, rd.clients.get(pos)?)
-        .map_err(DcError::from)
-        .and_then(|ct| C::verify_client(&w.session, &slot, client, &ct));
-    r.err().map(|e| dc_error_name(&e))
-}
-
-/// What a verifier says of server `j`'s ciphertext in `rd`.
-fn server_verdict<C: Verifiable>(w: &World<C>, rd: &Round, j: usize) -> Option<&'static str> {
-    let slot = PreparedSlot::new(&w.session, rd.slot).ok()?;
-    let cts = rd.decode_clients::<C>().ok()?;
-    let s = pairs(&rd.accepted, &cts);
-    let r = C::decode_server_ciphertext(rd.slot.len, rd.servers.get(j)?)
-        .map_err(DcError::from)
-        .and_then(|d| C::verify_server(&w.session, &slot, ServerId(j as u32), &s, &d));
-    r.err().map(|e| dc_error_name(&e))
-}
-
-fn invalid(comment: String, inputs: Value, error: &'static str, flag: &'static str) -> Case {
+/// A negative case expecting `error`.
+pub(super) fn invalid(
+    comment: String,
+    inputs: Value,
+    error: &'static str,
+    flag: &'static str,
+) -> Case {
     Case::invalid(comment, inputs, json!({ "error": error })).flag(flag)
-}
-
-/// Negative client-ciphertext cases for a verifiable suite, derived from the full round.
-fn client_negatives<C: Verifiable>(w: &World<C>, full: &Round) -> Vec<Case> {
-    let mut cases = Vec::new();
-    let ct = &full.clients[0];
-    let len = full.slot.len;
-    let mut push = |rd: Round, comment: String, flag: &'static str| {
-        if let Some(e) = client_verdict(w, &rd, 0) {
-            let target = json!({ "client": rd.accepted[0], "ciphertext": hx(&rd.clients[0]) });
-            cases.push(invalid(comment, rd.negative(target), e, flag));
-        }
-    };
-    let variant = |slot: SlotRound, accepted: Vec<u32>, first: Vec<u8>| {
-        let mut clients = full.clients.clone();
-        clients[0] = first;
-        Round {
-            slot,
-            accepted,
-            clients,
-            servers: full.servers.clone(),
-            message: None,
-        }
-    };
-    let last = ct.len() - 1;
-    push(
-        variant(full.slot, full.accepted.clone(), flipped(ct, last)),
-        "client 0's ciphertext with the low bit of its last (proof) byte flipped".into(),
-        "tampered-proof",
-    );
-    push(
-        variant(full.slot, full.accepted.clone(), flipped(ct, last - 40)),
-        "client 0's ciphertext with a bit of a proof byte 40 bytes from the end flipped".into(),
-        "tampered-proof",
-    );
-    push(
-        variant(full.slot, full.accepted.clone(), flipped(ct, 1)),
-        "client 0's ciphertext with a bit of its first element flipped".into(),
-        "tampered-element",
-    );
-    let next_round = SlotRound::new(full.slot.slot, full.slot.round + 1, len);
-    push(
-        variant(next_round, full.accepted.clone(), ct.clone()),
-        "client 0's ciphertext from round 1 replayed into round 2".into(),
-        "replay-round",
-    );
-    let other_slot = SlotRound::new(full.slot.slot + 1, full.slot.round, len);
-    push(
-        variant(other_slot, full.accepted.clone(), ct.clone()),
-        "client 0's ciphertext for slot 0 replayed into slot 1".into(),
-        "replay-slot",
-    );
-    let mut swapped = full.accepted.clone();
-    swapped.swap(0, 2);
-    push(
-        variant(full.slot, swapped, ct.clone()),
-        "client 0's ciphertext submitted as client 2's".into(),
-        "replay-client",
-    );
-    push(
-        variant(full.slot, full.accepted.clone(), ct[..last].to_vec()),
-        "client 0's ciphertext truncated by one byte".into(),
-        "wrong-length",
-    );
-    push(
-        variant(full.slot, full.accepted.clone(), [&ct[..], &[0]].concat()),
-        "client 0's ciphertext with one extra byte".into(),
-        "wrong-length",
-    );
-    cases
-}
-
-/// Negative server-ciphertext cases for a verifiable suite, derived from the full round.
-fn server_negatives<C: Verifiable>(w: &World<C>, full: &Round) -> Vec<Case> {
-    let mut cases = Vec::new();
-    let d0 = &full.servers[0];
-    let last = d0.len() - 1;
-    let mut push = |rd: Round, comment: String, flag: &'static str| {
-        if let Some(e) = server_verdict(w, &rd, 0) {
-            let target = json!({ "server": 0, "ciphertext": hx(&rd.servers[0]) });
-            cases.push(invalid(comment, rd.negative(target), e, flag));
-        }
-    };
-    let variant = |accepted: Vec<u32>, clients: Vec<Vec<u8>>, first: Vec<u8>| {
-        let mut servers = full.servers.clone();
-        servers[0] = first;
-        Round {
-            slot: full.slot,
-            accepted,
-            clients,
-            servers,
-            message: None,
-        }
-    };
-    push(
-        variant(
-            full.accepted.clone(),
-            full.clients.clone(),
-            flipped(d0, last),
-        ),
-        "server 0's ciphertext with the low bit of its last (proof) byte flipped".into(),
-        "tampered-proof",
-    );
-    push(
-        variant(full.accepted.clone(), full.clients.clone(), flipped(d0, 1)),
-        "server 0's ciphertext with a bit of its first element flipped".into(),
-        "tampered-element",
-    );
-    push(
-        variant(
-            full.accepted[..2].to_vec(),
-            full.clients[..2].to_vec(),
-            d0.clone(),
-        ),
-        "server 0's ciphertext over all clients, checked against the accepted set {0, 1}".into(),
-        "wrong-accepted-set",
-    );
-    push(
-        variant(
-            full.accepted.clone(),
-            full.clients.clone(),
-            full.servers[1].clone(),
-        ),
-        "server 1's ciphertext submitted as server 0's".into(),
-        "replay-server",
-    );
-    push(
-        variant(
-            full.accepted.clone(),
-            full.clients.clone(),
-            d0[..last].to_vec(),
-        ),
-        "server 0's ciphertext truncated by one byte".into(),
-        "wrong-length",
-    );
-    cases
 }
 
 /// The vector file of a verifiable suite with slot capacity `len`.
@@ -500,162 +355,6 @@ pub(crate) fn file<C: Verifiable>(name: &str, len: usize, description: &str) -> 
                  re-labelled or checked against another accepted set: decoding or server \
                  verification must fail with expected.error",
                 server_negatives(&w, &full),
-            );
-        }
-    }
-    c.finish(name, &format!("dcnet/{}", C::ID), description)
-}
-
-/// The XOR of equally long byte strings (`n` bytes; the generator only XORs ciphertexts of one
-/// slot, which all have that length).
-fn xor_all<'a>(n: usize, parts: impl IntoIterator<Item = &'a Vec<u8>>) -> Vec<u8> {
-    let mut out = vec![0u8; n];
-    for p in parts {
-        for (o, b) in out.iter_mut().zip(p) {
-            *o ^= *b;
-        }
-    }
-    out
-}
-
-/// The intermediates of an XOR round: `revealed_frame` (the XOR of every client and server
-/// ciphertext) and, when a message was sent, `signed_message`: what the slot's pseudonym key
-/// signed, `u64le(|suite|) ‖ suite ‖ session ‖ u32le(slot) ‖ u64le(round) ‖ u64le(len) ‖`
-/// the frame's first `4 + |message|` bytes.
-fn xor_intermediates<C: Ciphersuite>(w: &World<C>) -> impl Fn(&Round) -> Value + '_ {
-    move |rd| {
-        let frame = xor_all(
-            C::client_ciphertext_len(rd.slot.len),
-            rd.clients.iter().chain(&rd.servers),
-        );
-        let mut v = json!({ "revealed_frame": hx(&frame) });
-        if let Some(m) = &rd.message {
-            let suite = C::ID.to_bytes();
-            let mut signed = (suite.len() as u64).to_le_bytes().to_vec();
-            signed.extend_from_slice(&suite);
-            signed.extend_from_slice(&w.session.id().0);
-            signed.extend_from_slice(&rd.slot.to_bytes());
-            signed.extend_from_slice(frame.get(..4 + m.len()).unwrap_or_default());
-            v["signed_message"] = json!(hx(signed));
-        }
-        v
-    }
-}
-
-/// The frame client `i` XORs in as the owner of `slot` with `pseudonym`: its owner ciphertext
-/// XOR its cover (its pads).
-fn frame_of<C: Ciphersuite>(
-    w: &World<C>,
-    slot: SlotRound,
-    i: usize,
-    pseudonym: &C::PseudonymSecretKey,
-    msg: &[u8],
-    r: &mut ChaCha20Rng,
-) -> Option<Vec<u8>> {
-    let prepared = PreparedSlot::new(&w.session, slot).ok()?;
-    let owner = C::owner(&w.session, &prepared, &w.clients[i], pseudonym, msg, r).ok()?;
-    let cover = C::cover(&w.session, &prepared, &w.clients[i], r).ok()?;
-    let (owner, cover) = (
-        C::encode_client_ciphertext(&owner),
-        C::encode_client_ciphertext(&cover),
-    );
-    Some(xor_all(owner.len(), [&owner, &cover]))
-}
-
-/// The vector file of the XOR suite: it has no proofs, so negative cases are caught by the
-/// reveal (the frame's pseudonym signature) or by the decoder.
-pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str) -> VectorFile {
-    let mut r = rng(name);
-    let mut c = Cases::default();
-    if let Some(w) = world::<C>(&mut r) {
-        if let Some((full, valid)) = valid_rounds(&w, len, xor_intermediates::<C>(&w), &mut r) {
-            session_group(&mut c, &w);
-            c.group(
-                "rounds",
-                "complete rounds: the reveal of the client and server ciphertexts is \
-                 expected.message (null: no message); intermediates.revealed_frame is the XOR \
-                 of every ciphertext and, if a message was sent, intermediates.signed_message \
-                 what the slot's pseudonym key signed",
-                valid,
-            );
-            let mut negatives = Vec::new();
-            let reveal_error = |rd: &Round| -> Option<&'static str> {
-                let slot = PreparedSlot::new(&w.session, rd.slot).ok()?;
-                let cts = match rd.decode_clients::<C>() {
-                    Ok(v) => v,
-                    Err(e) => return Some(dc_error_name(&DcError::Wire(e))),
-                };
-                let ds: Vec<C::ServerCiphertext> = rd
-                    .servers
-                    .iter()
-                    .map(|b| C::decode_server_ciphertext(rd.slot.len, b))
-                    .collect::<Result<_, _>>()
-                    .ok()?;
-                let s = pairs(&rd.accepted, &cts);
-                C::reveal(&w.session, &slot, &s, &ds.iter().collect::<Vec<_>>())
-                    .err()
-                    .map(|e| dc_error_name(&e))
-            };
-            let ct = &full.clients[0];
-            // Substitution: client 0 cancels the owner's frame (revealed in case 2) and XORs in
-            // a validly signed frame of slot 1, i.e. signed by another slot's pseudonym key.
-            let owners_frame = xor_all(ct.len(), full.clients.iter().chain(&full.servers));
-            let slot1 = SlotRound::new(1, full.slot.round, len);
-            let substituted = frame_of(&w, slot1, 0, &w.pseudonyms[1], b"forged report", &mut r)
-                .map(|other| xor_all(ct.len(), [ct, &owners_frame, &other]));
-            let mut variants: Vec<(SlotRound, Vec<u8>, &str, &'static str)> = vec![
-                (
-                    full.slot,
-                    flipped(ct, 4),
-                    "client 0's ciphertext with a bit of the first message byte flipped: \
-                     the frame signature no longer verifies",
-                    "tampered",
-                ),
-                (
-                    SlotRound::new(full.slot.slot, full.slot.round + 1, len),
-                    ct.clone(),
-                    "the ciphertexts of round 1 revealed as round 2: the frame signature binds \
-                     the round",
-                    "replay-round",
-                ),
-                (
-                    full.slot,
-                    ct[..ct.len() - 1].to_vec(),
-                    "client 0's ciphertext truncated by one byte",
-                    "wrong-length",
-                ),
-            ];
-            if let Some(sub) = substituted {
-                variants.push((
-                    full.slot,
-                    sub,
-                    "client 0 cancels the owner's frame and XORs in a validly signed frame of \
-                     slot 1 (another slot's pseudonym key): the signature does not verify as \
-                     slot 0's",
-                    "forged-frame",
-                ));
-            }
-            for (slot, first, comment, flag) in variants {
-                let mut clients = full.clients.clone();
-                clients[0] = first;
-                let rd = Round {
-                    slot,
-                    accepted: full.accepted.clone(),
-                    clients,
-                    servers: full.servers.clone(),
-                    message: None,
-                };
-                if let Some(e) = reveal_error(&rd) {
-                    let target = json!({ "client": 0, "ciphertext": hx(&rd.clients[0]) });
-                    negatives.push(invalid(comment.into(), rd.negative(target), e, flag));
-                }
-            }
-            c.group(
-                "reveals",
-                "the round of case 2 with client 0's ciphertext (target) tampered with, \
-                 replayed, truncated or carrying a forged frame: decoding or the reveal must \
-                 fail with expected.error",
-                negatives,
             );
         }
     }

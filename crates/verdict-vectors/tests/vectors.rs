@@ -7,9 +7,6 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use verdict_bench::vectors::{
-    self, decode_error_name, embed_error_name, frame_error_name, generate_all,
-};
 use verdict_group::framing::{decode_message, encode_message};
 use verdict_group::{Bls12381G1, Bls12381G2, Group, MessageGroup, P256, Ristretto255, Scalar};
 use verdict_nizk::{
@@ -17,6 +14,7 @@ use verdict_nizk::{
     VerifyingKey,
 };
 use verdict_shuffle::{CiphertextList, ProofContext, ShuffleProof, ShuffleStatement};
+use verdict_vectors::{decode_error_name, embed_error_name, frame_error_name, generate_all};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../test-vectors")
@@ -38,8 +36,8 @@ fn leak(v: &Value) -> &'static [u8] {
 
 /// Iterates `(file, group name, case)` over a file, checking the envelope and id uniqueness.
 fn cases(name: &str, json: &Value) -> Vec<(String, Value)> {
-    assert_eq!(json["format"], vectors::FORMAT, "{name}: format");
-    assert_eq!(json["version"], vectors::VERSION, "{name}: version");
+    assert_eq!(json["format"], verdict_vectors::FORMAT, "{name}: format");
+    assert_eq!(json["version"], verdict_vectors::VERSION, "{name}: version");
     let mut ids = HashSet::new();
     let mut out = Vec::new();
     for g in json["test_groups"].as_array().expect("test_groups") {
@@ -267,8 +265,8 @@ fn verify_proof<G: Group>(c: &Value) -> bool {
     let ctx_json = &inp["context"];
     assert_eq!(unhex(&ctx_json["purpose"]), vectors_nizk_purpose());
     let session: [u8; 32] = unhex(&ctx_json["session"]).try_into().unwrap();
-    assert_eq!(session, verdict_bench::vectors::nizk_session());
-    let ctx = verdict_bench::vectors::nizk_context(
+    assert_eq!(session, verdict_vectors::nizk_session());
+    let ctx = verdict_vectors::nizk_context(
         ctx_json["round"].as_u64().unwrap(),
         ctx_json["slot"].as_u64().unwrap() as u32,
         ctx_json["sender"].as_u64().unwrap() as u32,
@@ -316,7 +314,7 @@ fn verify_proof<G: Group>(c: &Value) -> bool {
 }
 
 fn vectors_nizk_purpose() -> Vec<u8> {
-    verdict_bench::vectors::NIZK_PURPOSE.to_vec()
+    verdict_vectors::NIZK_PURPOSE.to_vec()
 }
 
 fn check_nizk_file<G: Group>(name: &str) {
@@ -408,7 +406,6 @@ mod dcnet {
 
     use rand_core::SeedableRng;
     use serde_json::Value;
-    use verdict_bench::vectors::dc_error_name;
     use verdict_dcnet::elgamal::ElGamal;
     use verdict_dcnet::pairing::{Chunk16, Pairing};
     use verdict_dcnet::{
@@ -417,6 +414,7 @@ mod dcnet {
     };
     use verdict_group::{P256, Ristretto255};
     use verdict_nizk::Signature;
+    use verdict_vectors::dc_error_name;
 
     use super::{cases, is_valid, load, unhex};
 

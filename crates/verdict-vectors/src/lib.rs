@@ -1,27 +1,4 @@
-//! Deterministic known-answer test vectors, generated from the public APIs.
-//!
-//! `cargo xtask test-vectors` writes [`generate_all`]'s files to `test-vectors/`;
-//! `cargo xtask test-vectors --check` regenerates them in memory and fails on any difference;
-//! and this crate's tests re-verify every vector through the public APIs, so a stale or
-//! tampered vector file fails `cargo test`.
-//!
-//! # Envelope (format version 1)
-//!
-//! Every file is one JSON object:
-//!
-//! ```text
-//! { "format": "verdict-test-vectors", "version": 1,
-//!   "suite": "<what is tested, e.g. group/ristretto255>",
-//!   "description": "...", "generator": "cargo xtask test-vectors",
-//!   "encoding": "byte strings are lowercase hex; integers are JSON numbers",
-//!   "test_groups": [ { "name": "...", "description": "...",
-//!       "cases": [ { "id": 1, "comment": "...", "result": "valid" | "invalid",
-//!                    "flags": [...], "inputs": {...}, "intermediates": {...},
-//!                    "expected": {...} } ] } ] }
-//! ```
-//!
-//! `id`s are unique within a file. `result: "invalid"` cases are negative vectors: an
-//! implementation must reject them, with the error named in `expected.error` where given.
+#![doc = include_str!("../README.md")]
 
 use serde_json::{Value, json};
 

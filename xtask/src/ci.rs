@@ -1,0 +1,43 @@
+//! `cargo xtask ci`: the checks of `.ci/run`, in the same order, run locally.
+//!
+//! Keep this list, `.ci/run` and README.md ("Run the tests") in step: CI runs `.ci/run`, not
+//! this task, so a step added only here would never gate a merge.
+
+use std::path::Path;
+
+/// `cargo xtask ci` takes no options.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+#[command(
+    about = "Everything CI runs: fmt, tidy, clippy, docs, tests, vector freshness, benchmarks \
+             compile",
+    long_about = "Runs what CI (.ci/run) runs, stopping at the first failure: cargo fmt --check, \
+                  cargo xtask tidy, cargo clippy (all targets, warnings denied), cargo doc \
+                  (warnings denied), cargo test --workspace, cargo xtask test-vectors --check \
+                  and cargo bench --no-run."
+)]
+pub(crate) struct Args {}
+
+/// Runs every step; returns whether all passed.
+pub(crate) fn run(root: &Path, _: &Args) -> bool {
+    use crate::cargo;
+    cargo(&["fmt", "--all", "--", "--check"], &[])
+        && crate::tidy::run(root, &crate::tidy::Args {})
+        && cargo(
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        )
+        && cargo(
+            &["doc", "--workspace", "--no-deps"],
+            &[("RUSTDOCFLAGS", "-D warnings")],
+        )
+        && cargo(&["test", "--workspace"], &[])
+        && crate::test_vectors::run(root, &crate::test_vectors::Args { check: true })
+        && cargo(&["bench", "--workspace", "--no-run"], &[])
+}
