@@ -12,15 +12,15 @@
 //!    Files being split are listed in [`LONG_FILES_ALLOWLIST`]; an entry that is no longer
 //!    needed is an error, so that list only shrinks.
 //! 3. **Every wire kind is handled.** Each variant of `pub enum Kind` in
-//!    `crates/verdict-proto/src/wire.rs` appears as `Kind::<Variant>` (outside comments) in
-//!    `crates/verdict-proto/src/server/` or `crates/verdict-proto/src/client.rs`.
+//!    `crates/verdict-proto/src/wire/` appears as `Kind::<Variant>` (outside comments) in
+//!    `crates/verdict-proto/src/server/` or `crates/verdict-proto/src/client/`.
 //! 4. **A crate's doc is its README.** Every crate under `crates/` has a README.md, and its
 //!    `src/lib.rs` has `#![doc = include_str!("../README.md")]`, so docs.rs and the repository
 //!    show the same text.
 //! 5. **Adversary hooks are gated.** No `#[doc(hidden)] pub fn` in `crates/verdict-proto/src`
 //!    outside code under `#[cfg(feature = "adversary")]` (on the function, an enclosing block
 //!    or module, or the file's `mod` declaration): simulator misbehaviour switches must not be
-//!    part of a production build. A warning until [`ADVERSARY_GATE_IS_ERROR`] is set.
+//!    part of a production build.
 //!
 //! The checks read source text, not a syntax tree: braces, comments and string literals are
 //! told apart by a small lexer ([`blank_comments_and_strings`]), which is enough for rules
@@ -63,17 +63,11 @@ pub(crate) const LONG_FILES_ALLOWLIST: &[&str] = &[
     "crates/verdict-dcnet/src/pairing.rs",
     "crates/verdict-dcnet/src/suite.rs",
     "crates/verdict-group/src/p256.rs",
-    "crates/verdict-proto/src/client.rs",
     "crates/verdict-proto/src/server/blame.rs",
     "crates/verdict-proto/src/suite.rs",
     "crates/verdict-shuffle/src/keyshuffle.rs",
     "crates/verdict-shuffle/src/shuffle.rs",
 ];
-
-/// Whether rule 5 (ungated `#[doc(hidden)] pub fn` in verdict-proto) fails tidy. `false` while
-/// verdict-proto has no `adversary` feature to gate them with: findings are printed as warnings.
-/// Set it to `true` once the feature exists and the hooks are behind it.
-pub(crate) const ADVERSARY_GATE_IS_ERROR: bool = false;
 
 /// The cargo feature that gates verdict-proto's adversary hooks.
 const ADVERSARY_FEATURE: &str = "adversary";
@@ -364,9 +358,7 @@ fn kind_uses(code: &str) -> BTreeSet<String> {
 
 fn wire_kinds(root: &Path, r: &mut Report) {
     let src = root.join(PROTO_SRC);
-    // The enum may move from wire.rs into a wire/ module; both are searched.
-    let mut wire_files = vec![src.join("wire.rs")];
-    wire_files.extend(files_below(root, &src.join("wire"), r));
+    let wire_files = files_below(root, &src.join("wire"), r);
     let mut found = None;
     for f in wire_files.iter().filter(|f| f.is_file()) {
         if let Some(v) = read(root, f, r).and_then(|text| kind_variants(&text)) {
@@ -376,13 +368,12 @@ fn wire_kinds(root: &Path, r: &mut Report) {
     }
     let Some((wire, variants)) = found else {
         r.error(format!(
-            "{PROTO_SRC}/wire.rs: no `pub enum Kind` found (if it moved, update tidy's \
+            "{PROTO_SRC}/wire/: no `pub enum Kind` found (if it moved, update tidy's \
              wire-kind check in xtask/src/tidy.rs)"
         ));
         return;
     };
     let mut handlers = files_below(root, &src.join("server"), r);
-    handlers.push(src.join("client.rs"));
     handlers.extend(files_below(root, &src.join("client"), r));
     let mut used = BTreeSet::new();
     for f in handlers.iter().filter(|f| f.is_file()) {
@@ -394,7 +385,7 @@ fn wire_kinds(root: &Path, r: &mut Report) {
         if !used.contains(&v) {
             r.error(format!(
                 "{wire}: Kind::{v} is not matched anywhere in {PROTO_SRC}/server/ or \
-                 {PROTO_SRC}/client.rs: a message kind nobody handles"
+                 {PROTO_SRC}/client/: a message kind nobody handles"
             ));
         }
     }
@@ -618,29 +609,14 @@ fn adversary_gate(root: &Path, r: &mut Report) {
             ));
         }
     }
-    if ADVERSARY_GATE_IS_ERROR {
-        r.errors.extend(findings);
-        return;
-    }
     let manifest = root.join("crates/verdict-proto/Cargo.toml");
-    let declared =
-        read(root, &manifest, r).is_some_and(|m| declares_feature(&m, ADVERSARY_FEATURE));
-    if !findings.is_empty() {
-        r.notes.push(if declared {
-            format!(
-                "verdict-proto now declares the `{ADVERSARY_FEATURE}` feature: once the hooks \
-                 above are behind it, set ADVERSARY_GATE_IS_ERROR in xtask/src/tidy.rs"
-            )
-        } else {
-            format!(
-                "verdict-proto has no `{ADVERSARY_FEATURE}` feature yet, so the {} ungated \
-                 #[doc(hidden)] pub fns above are warnings (ADVERSARY_GATE_IS_ERROR in \
-                 xtask/src/tidy.rs makes them errors)",
-                findings.len()
-            )
-        });
+    if read(root, &manifest, r).is_some_and(|m| !declares_feature(&m, ADVERSARY_FEATURE)) {
+        r.error(format!(
+            "crates/verdict-proto/Cargo.toml: no `{ADVERSARY_FEATURE}` feature to gate the \
+             simulator's misbehaviour switches with"
+        ));
     }
-    r.warnings.extend(findings);
+    r.errors.extend(findings);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -771,12 +747,12 @@ mod tests {
     ///    comment with the word `long:` explaining why, for example
     ///    `//! long: the whole table of constants for one curve; splitting it helps nobody.`
     ///    (files being split in issue 14 are in [`LONG_FILES_ALLOWLIST`] meanwhile).
-    /// 3. Every `Kind` variant of verdict-proto's `wire.rs` is matched in `server/` or
-    ///    `client.rs`.
+    /// 3. Every `Kind` variant of verdict-proto's `wire/` is matched in `server/` or
+    ///    `client/`.
     /// 4. Every crate under `crates/` has a README.md that its `lib.rs` includes as the crate
     ///    doc.
     /// 5. No `#[doc(hidden)] pub fn` in verdict-proto outside `#[cfg(feature = "adversary")]`
-    ///    code (a warning while [`ADVERSARY_GATE_IS_ERROR`] is `false`).
+    ///    code.
     #[test]
     fn tidy() {
         let report = check(&crate::workspace_root());
