@@ -179,7 +179,9 @@ impl<S: ProtoSuite> GroupConfig<S> {
         self.policy.validate()?;
         let verifiable = !self.policy.mode.is_hybrid();
         let signature = verdict_nizk::Signature::<S::G>::ENCODED_LEN;
-        if verifiable && (self.policy.default_len as usize) < crate::slot::HEADER_LEN + signature {
+        if verifiable
+            && (self.policy.default_len as usize) < crate::slot::SLOT_HEADER_LEN + signature
+        {
             return Err(ConfigError::Policy(
                 "default_len cannot hold the slot header and the owner's pseudonym signature",
             ));

@@ -7,6 +7,7 @@ pub mod error;
 pub mod event;
 pub mod keys;
 pub mod policy;
+pub mod schedule;
 pub mod server;
 pub(crate) mod setup;
 pub mod sim;
@@ -25,8 +26,9 @@ pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFaul
 pub use event::{Event, Transmit};
 pub use keys::{KeyUse, SecretKeys};
 pub use policy::{Mode, Policy, Verification, WindowPolicy};
+pub use schedule::Schedule;
 pub use server::{Footprint, Server, ServerPhase};
 pub use setup::SetupFailure;
-pub use slot::{Accusation, OpenSlot, RoundResult, Schedule, SlotKind, SlotOutput};
+pub use slot::{Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput};
 pub use suite::ProtoSuite;
 pub use verdict_dcnet::{ClientId, Party, ServerId, SessionId};

@@ -168,7 +168,8 @@ impl Default for Policy {
 impl Policy {
     /// Checks ranges.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.default_len < crate::slot::HEADER_LEN as u32 || self.default_len > self.max_len {
+        if self.default_len < crate::slot::SLOT_HEADER_LEN as u32 || self.default_len > self.max_len
+        {
             return Err(ConfigError::Policy(
                 "default_len must be at least 4 and at most max_len",
             ));

@@ -26,8 +26,9 @@ use crate::config::GroupConfig;
 use crate::error::{ApiError, ConfigError, MessageError};
 use crate::event::{Event, Transmit};
 use crate::keys::SecretKeys;
+use crate::schedule::Schedule;
 use crate::setup::{SetupLog, client_setup_payload};
-use crate::slot::{Accusation, HEADER_LEN, OpenSlot, Schedule};
+use crate::slot::{Accusation, OpenSlot, SLOT_HEADER_LEN};
 use crate::suite::{ClientSecrets, Nets, ProtoSuite, XorOf};
 use crate::wire::{Envelope, Kind};
 
@@ -195,7 +196,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
 
     /// Largest message this client can ever send in one slot.
     pub fn max_message_len(&self) -> usize {
-        let overhead = HEADER_LEN + self.signature_overhead();
+        let overhead = SLOT_HEADER_LEN + self.signature_overhead();
         (self.config.policy.max_len as usize).saturating_sub(overhead)
     }
 

@@ -5,12 +5,10 @@ use verdict_dcnet::Party;
 
 use crate::error::{MessageError, WireError};
 use crate::event::Event;
-use crate::server::bit_of;
-use crate::slot::{
-    Accusation, HEADER_LEN, OpenSlot, RoundResult, SlotKind, SlotOutput, join_payload,
-};
+use crate::slot::{Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput, bit_of, join_payload};
 use crate::suite::ProtoSuite;
 use crate::wire::{Envelope, Kind, Reader};
+use verdict_dcnet::xor::HEADER_LEN as FRAME_HEADER_LEN;
 
 use super::{Client, State};
 
@@ -175,9 +173,10 @@ fn xor_output_frame(
         SlotOutput::Message(m) => {
             let payload = join_payload(next, m);
             let len = u32::try_from(payload.len()).ok()?;
-            let mut f = vec![0u8; (HEADER_LEN + open.len).min(frame_len)];
-            f.get_mut(..HEADER_LEN)?.copy_from_slice(&len.to_be_bytes());
-            f.get_mut(HEADER_LEN..HEADER_LEN + payload.len())?
+            let mut f = vec![0u8; (FRAME_HEADER_LEN + open.len).min(frame_len)];
+            f.get_mut(..FRAME_HEADER_LEN)?
+                .copy_from_slice(&len.to_be_bytes());
+            f.get_mut(FRAME_HEADER_LEN..FRAME_HEADER_LEN + payload.len())?
                 .copy_from_slice(&payload);
             Some(f)
         }
@@ -203,10 +202,10 @@ mod tests {
     /// The frame an owner sends: `len ‖ next ‖ message ‖ 0…0 ‖ signature (here 4 bytes)`.
     fn frame(message: &[u8]) -> Vec<u8> {
         let payload = join_payload(12, message);
-        let mut f = vec![0u8; HEADER_LEN + OPEN.len + 4];
+        let mut f = vec![0u8; FRAME_HEADER_LEN + OPEN.len + 4];
         f[..4].copy_from_slice(&(payload.len() as u32).to_be_bytes());
         f[4..4 + payload.len()].copy_from_slice(&payload);
-        f[HEADER_LEN + OPEN.len..].copy_from_slice(&[0xaa; 4]);
+        f[FRAME_HEADER_LEN + OPEN.len..].copy_from_slice(&[0xaa; 4]);
         f
     }
 

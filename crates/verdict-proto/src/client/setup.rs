@@ -9,10 +9,10 @@ use verdict_dcnet::{Party, SessionId};
 use crate::config::GroupConfig;
 use crate::error::{MessageError, WireError};
 use crate::event::Event;
-use crate::server::accusation_len;
+use crate::schedule::Schedule;
 use crate::setup::SetupLog;
 use crate::setup::{SetupFailure, build_nets};
-use crate::slot::Schedule;
+use crate::slot::accusation_len;
 use crate::suite::{Nets, ProtoSuite};
 use crate::wire::{Envelope, Reader};
 
@@ -65,7 +65,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             slots,
             own_slot: own,
         });
-        let schedule = Schedule::new(&self.config.policy, slots, accusation_len::<S>());
+        let schedule = Schedule::new(&self.config.policy, slots, accusation_len::<S::G>());
         self.state = State::Ready(Box::new(Ready {
             nets,
             secrets,

@@ -5,7 +5,7 @@ use verdict_dcnet::{Party, SessionId};
 use verdict_nizk::SigningKey;
 use zeroize::Zeroizing;
 
-use crate::slot::{HEADER_LEN, OpenSlot, SlotKind, join_payload, sign_slot};
+use crate::slot::{OpenSlot, SLOT_HEADER_LEN, SlotKind, join_payload, sign_slot};
 use crate::suite::ProtoSuite;
 use crate::wire::{Kind, Writer, write_byte_list};
 
@@ -48,14 +48,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                         }
                     }
                     _ => {
-                        let room = o.len.saturating_sub(HEADER_LEN + sig_overhead);
+                        let room = o.len.saturating_sub(SLOT_HEADER_LEN + sig_overhead);
                         let fits = self.queue.front().is_some_and(|m| m.len() <= room);
                         let body = if fits { self.queue.pop_front() } else { None };
                         ready.in_flight.clone_from(&body);
                         // Request the smallest capacity that fits the next queued message, or
                         // keep the default capacity when nothing more is queued.
                         let next = match self.queue.front() {
-                            Some(m) => ((HEADER_LEN + sig_overhead + m.len()) as u32)
+                            Some(m) => ((SLOT_HEADER_LEN + sig_overhead + m.len()) as u32)
                                 .clamp(default_len, max_len),
                             None => default_len,
                         };

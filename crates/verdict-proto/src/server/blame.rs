@@ -37,24 +37,13 @@ use crate::blame::{
 use crate::config::GroupConfig;
 use crate::error::{ExclusionReason, MessageError, ServerFault, WireError};
 use crate::event::Event;
-use crate::slot::{ACCUSATION_LEN, Accusation, HEADER_LEN, SlotKind, SlotOutput};
+use crate::slot::{Accusation, SlotKind, SlotOutput, bit_of};
 use crate::suite::{ClientCt, ProtoSuite, ServerCt, XorOf};
 use crate::wire::{Envelope, Kind};
 
 /// Blame messages a server keeps from one peer for a blame it has not started (a faster
 /// server's pad bits and verdict).
 const EARLY_PER_SERVER: usize = 2;
-
-/// Bit `bit` of `bytes` (byte `bit / 8`, least significant bit first).
-pub(crate) fn bit_of(bytes: &[u8], bit: u64) -> Option<bool> {
-    let byte = usize::try_from(bit / 8).ok()?;
-    bytes.get(byte).map(|b| (b >> (bit % 8)) & 1 == 1)
-}
-
-/// The capacity of an accusation slot for suite `S`.
-pub(crate) fn accusation_len<S: ProtoSuite>() -> usize {
-    HEADER_LEN + ACCUSATION_LEN + verdict_nizk::Signature::<S::G>::ENCODED_LEN
-}
 
 /// One server's (first) signed claims.
 struct Claim {

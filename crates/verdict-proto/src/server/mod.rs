@@ -46,7 +46,6 @@ mod timer;
 
 #[cfg(feature = "adversary")]
 pub use adversary::AggregateTamper;
-pub(crate) use blame::{accusation_len, bit_of};
 
 use common::Core;
 use state::{EARLY_PER_SERVER, Early, RoundStep, SetupState, State};

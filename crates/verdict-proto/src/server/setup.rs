@@ -8,15 +8,16 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
 use verdict_shuffle::{KeyPair, Phase};
 
-use super::blame::{EarlyBlame, accusation_len};
+use super::blame::EarlyBlame;
 use super::common::Core;
 use super::round::new_round;
 use super::state::{Early, Running, SetupState};
 use super::stop::Stop;
 use crate::error::MessageError;
 use crate::event::Event;
+use crate::schedule::Schedule;
 use crate::setup::{SetupFailure, build_nets};
-use crate::slot::Schedule;
+use crate::slot::accusation_len;
 use crate::suite::ProtoSuite;
 use crate::wire::{Envelope, Kind, payloads};
 
@@ -179,7 +180,7 @@ impl<S: ProtoSuite> SetupState<S> {
             slots,
             own_slot: None,
         });
-        let schedule = Schedule::new(&core.config.policy, slots, accusation_len::<S>());
+        let schedule = Schedule::new(&core.config.policy, slots, accusation_len::<S::G>());
         let m = core.config.num_servers();
         let round = new_round::<S>(&nets, &schedule, 0, core.now, m)
             .map_err(|e| failed(SetupFailure::Parameters(e), Vec::new()))?;

@@ -10,8 +10,9 @@ use verdict_group::Group;
 
 use super::blame::{Blame, EarlyBlame};
 use crate::error::ExclusionReason;
+use crate::schedule::Schedule;
 use crate::setup::SetupLog;
-use crate::slot::{Accusation, OpenSlot, RoundResult, Schedule, SlotOutput};
+use crate::slot::{Accusation, OpenSlot, RoundResult, SlotOutput};
 use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite, ServerCt, ServerSecrets};
 use crate::wire::Envelope;
 

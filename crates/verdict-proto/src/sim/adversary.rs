@@ -235,7 +235,7 @@ impl<S: ProtoSuite> Simulator<S> {
                             let mut h = blake3::Hasher::new();
                             h.update(b"verdict sim jammer").update(&c.0.to_le_bytes());
                             h.finalize_xof().fill(&mut mask);
-                            let area = ct.iter_mut().skip(crate::slot::HEADER_LEN).take(o.len);
+                            let area = ct.iter_mut().skip(crate::slot::SLOT_HEADER_LEN).take(o.len);
                             for (b, m) in area.zip(&mask) {
                                 *b ^= *m;
                             }

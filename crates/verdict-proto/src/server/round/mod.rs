@@ -11,7 +11,8 @@ use super::common::Core;
 use super::state::{EARLY_PER_SERVER, Round, RoundStep, Running, Submitted};
 use super::stop::Stop;
 use crate::error::MessageError;
-use crate::slot::{OpenSlot, Schedule, SlotKind};
+use crate::schedule::Schedule;
+use crate::slot::{OpenSlot, SlotKind};
 use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite};
 use crate::wire::{Envelope, Kind, payloads};
 
