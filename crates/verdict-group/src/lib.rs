@@ -13,7 +13,6 @@ mod traits;
 
 pub mod bls12_381;
 pub mod p256;
-mod p256_ct;
 pub mod ristretto255;
 
 #[cfg(feature = "testing")]
