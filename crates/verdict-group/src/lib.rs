@@ -4,6 +4,7 @@
 #[macro_use]
 mod ops;
 
+pub mod codec;
 pub mod error;
 pub mod fixed_base;
 pub mod framing;
@@ -22,6 +23,7 @@ pub mod testing;
 #[doc = include_str!("../docs/notes-group.md")]
 pub mod notes {}
 
+pub use codec::CodecError;
 pub use error::{DecodeError, EmbedError, FrameError, GroupError};
 pub use secret::SecretScalar;
 pub use traits::{FixedBaseTable, Group, MessageGroup, Scalar};
