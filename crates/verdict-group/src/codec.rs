@@ -12,8 +12,8 @@
 //! - a count read from the input ([`Reader::count`], [`Reader::bytes`], [`Reader::byte_slices`])
 //!   is bounded by the reader's limit **and** by what the rest of the input can hold, so a
 //!   hostile length prefix never makes a decoder allocate more than its input;
-//! - a count the caller supplies ([`Reader::points`], [`Reader::scalars`]) is checked against
-//!   the remaining input before anything is allocated;
+//! - a count the caller supplies ([`Reader::points`], [`Reader::scalars`]) never reserves more
+//!   than the remaining input can hold;
 //! - [`Reader::finish`] rejects trailing bytes: encodings are canonical;
 //! - nothing panics, whatever the input.
 
@@ -139,6 +139,12 @@ impl<'a> Reader<'a> {
         let out = &self.bytes[self.pos..];
         self.pos = self.bytes.len();
         out
+    }
+
+    /// The bytes read since `offset` (an earlier [`Reader::offset`]), without copying: the
+    /// validated encoding of a group of fields, which a transcript can absorb as read.
+    pub fn since(&self, offset: usize) -> &'a [u8] {
+        &self.bytes[offset.min(self.pos)..self.pos]
     }
 
     /// Reads a byte.
@@ -268,19 +274,18 @@ impl<'a> Reader<'a> {
         S::from_bytes(self.raw(S::ENCODED_LEN)?).map_err(invalid(field, offset))
     }
 
-    /// `n` validated scalars.
+    /// `n` validated scalars, read in order: the first missing or invalid one is the error.
     pub fn scalars<S: Scalar>(
         &mut self,
         field: &'static str,
         n: usize,
     ) -> Result<Vec<S>, CodecError> {
-        let start = self.pos;
-        let bytes = self.items(n, S::ENCODED_LEN)?;
-        bytes
-            .chunks_exact(S::ENCODED_LEN)
-            .enumerate()
-            .map(|(i, c)| S::from_bytes(c).map_err(invalid(field, start + i * S::ENCODED_LEN)))
-            .collect()
+        // Reserve no more than the input can hold, whatever `n` the caller passes.
+        let mut out = Vec::with_capacity(n.min(self.remaining() / S::ENCODED_LEN.max(1)));
+        for _ in 0..n {
+            out.push(self.scalar(field)?);
+        }
+        Ok(out)
     }
 
     /// Fails unless all input was consumed (no trailing bytes: encodings are canonical).
@@ -422,6 +427,7 @@ mod tests {
         assert_eq!(r.bytes().unwrap(), b"abc");
         assert_eq!(r.byte_slices().unwrap(), vec![&b"x"[..], &b""[..]]);
         r.tag(b"TAG!").unwrap();
+        assert_eq!(r.since(bytes.len() - 4), b"TAG!");
         r.finish().unwrap();
     }
 
@@ -461,7 +467,11 @@ mod tests {
         ));
         assert!(matches!(
             Reader::new(&bytes).scalars::<S>("s", 1 << 20),
-            Err(CodecError::Truncated { offset: 0, .. })
+            Err(CodecError::Truncated {
+                offset: 0,
+                needed: 32,
+                available: 3
+            })
         ));
     }
 

@@ -16,14 +16,14 @@
 //! [`KeyShuffle`] never does I/O and never reads the clock: messages in, messages out.
 
 use rand_core::{CryptoRng, RngCore};
+use verdict_group::codec::Reader;
 use verdict_group::{Group, SecretScalar};
 use verdict_nizk::{Context, Encoded, LinearRelation, Proof, SigningKey, Statement, VectorDleq};
 use zeroize::Zeroizing;
 
 use crate::elgamal::{Ciphertext, CiphertextList, KeyPair, joint_key};
-use crate::error::{KeyShuffleError, WireError};
+use crate::error::{KeyShuffleError, ShuffleDecodeError};
 use crate::shuffle::{self, ShuffleProof, ShuffleStatement};
-use crate::wire::Reader;
 use crate::{ProofContext, VERSION};
 
 const TAG_SUBMISSION: &[u8; 4] = b"vsS1";
@@ -132,7 +132,7 @@ impl<G: Group> Submission<G> {
         out
     }
     /// Decodes and validates a submission (points, scalars, exact length).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, ShuffleDecodeError> {
         let mut r = Reader::new(bytes);
         r.tag(TAG_SUBMISSION)?;
         let x = r.point::<G>("X")?;
@@ -144,7 +144,7 @@ impl<G: Group> Submission<G> {
             commitments_h: 0,
             responses: 2,
         };
-        let proof = Proof::from_bytes(rest, shape).map_err(|_| WireError::Element {
+        let proof = Proof::from_bytes(rest, shape).map_err(|_| ShuffleDecodeError::Element {
             what: "submission proof",
             offset,
             source: verdict_group::DecodeError::NonCanonical,
@@ -237,17 +237,17 @@ impl<G: Group> ShuffleStep<G> {
         out
     }
     /// Decodes a step for exactly `n` ciphertexts.
-    pub fn from_bytes(bytes: &[u8], n: usize) -> Result<Self, WireError> {
+    pub fn from_bytes(bytes: &[u8], n: usize) -> Result<Self, ShuffleDecodeError> {
         let mut r = Reader::new(bytes);
         r.tag(TAG_SHUFFLE)?;
         let len = r.u32()?;
         if len as usize != n {
-            return Err(WireError::BadLength {
+            return Err(ShuffleDecodeError::BadLength {
                 len: len.into(),
                 max: n as u64,
             });
         }
-        let outputs = CiphertextList::from_bytes(r.take(2 * n * G::ENCODED_LEN)?)?;
+        let outputs = CiphertextList::from_bytes(r.raw(2 * n * G::ENCODED_LEN)?)?;
         let proof = ShuffleProof::read_from(&mut r, n)?;
         r.finish()?;
         Ok(Self { outputs, proof })
@@ -319,12 +319,12 @@ impl<G: Group> DecryptionStep<G> {
         out
     }
     /// Decodes a step for exactly `n` ciphertexts.
-    pub fn from_bytes(bytes: &[u8], n: usize) -> Result<Self, WireError> {
+    pub fn from_bytes(bytes: &[u8], n: usize) -> Result<Self, ShuffleDecodeError> {
         let mut r = Reader::new(bytes);
         r.tag(TAG_DECRYPTION)?;
         let len = r.u32()?;
         if len as usize != n {
-            return Err(WireError::BadLength {
+            return Err(ShuffleDecodeError::BadLength {
                 len: len.into(),
                 max: n as u64,
             });
@@ -332,8 +332,8 @@ impl<G: Group> DecryptionStep<G> {
         let mut shares = Vec::with_capacity(n);
         for _ in 0..n {
             let offset = r.offset();
-            let d = Encoded::from_bytes(r.take(G::ENCODED_LEN)?).map_err(|source| {
-                WireError::Element {
+            let d = Encoded::from_bytes(r.raw(G::ENCODED_LEN)?).map_err(|source| {
+                ShuffleDecodeError::Element {
                     what: "decryption share",
                     offset,
                     source,
@@ -347,7 +347,7 @@ impl<G: Group> DecryptionStep<G> {
             commitments_h: 1,
             responses: 1,
         };
-        let proof = Proof::from_bytes(r.rest(), shape).map_err(|_| WireError::Element {
+        let proof = Proof::from_bytes(r.rest(), shape).map_err(|_| ShuffleDecodeError::Element {
             what: "decryption proof",
             offset,
             source: verdict_group::DecodeError::NonCanonical,
