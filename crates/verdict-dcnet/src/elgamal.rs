@@ -91,15 +91,15 @@ use verdict_group::framing::{self, decode_message, encode_message};
 use verdict_group::{FrameError, Group, MessageGroup, Ristretto255, Scalar, SecretScalar};
 use verdict_nizk::{
     BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Shape, SigningKey, Statement,
-    VectorDleq, VerifyingKey,
+    VectorDleq,
 };
 use zeroize::Zeroizing;
 
-use crate::error::{DcError, SetupError, WireError};
+use crate::error::{DcError, SetupError, DcDecodeError};
 use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
+use crate::shared::{check_roster_key, combine_no_setup, indexed_servers};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
-    check_roster_key, combine_no_setup, indexed_servers,
 };
 use crate::verifiable::{
     Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct,
@@ -202,7 +202,7 @@ impl<G: Group> ClientCiphertext<G> {
     }
 
     /// Decodes exactly [`client_ciphertext_len`]`(l)` bytes.
-    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, WireError> {
+    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, DcDecodeError> {
         decode_exact(client_ciphertext_len::<G>(l), bytes, |rd| Self::read(rd, l))
     }
 
@@ -562,9 +562,9 @@ pub struct ElGamalServerState<G: Group> {
     secret: SecretScalar<G::Scalar>,
 }
 
-fn elements_for<G: MessageGroup>(len: usize) -> Result<usize, WireError> {
+fn elements_for<G: MessageGroup>(len: usize) -> Result<usize, DcDecodeError> {
     if len > MAX_SLOT_LEN {
-        return Err(WireError::CapacityTooLarge);
+        return Err(DcDecodeError::CapacityTooLarge);
     }
     Ok(framing::elements_needed::<G>(len))
 }
@@ -590,13 +590,9 @@ impl<G: MessageGroup> ElGamal<G> {
 
 impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
     const ID: SuiteId = SuiteId::new("elgamal", G::NAME, VERSION);
-    const VERIFIABLE: bool = true;
     const EAGER_ONLY: bool = true;
 
-    type SecretKey = SigningKey<G>;
-    type PublicKey = VerifyingKey<G>;
-    type PseudonymSecretKey = SigningKey<G>;
-    type PseudonymPublicKey = VerifyingKey<G>;
+    type KeyGroup = G;
     type ClientSetup = ();
     type ServerSetup = ();
     type SessionPublic = ();
@@ -732,7 +728,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
     fn decode_client_ciphertext(
         len: usize,
         bytes: &[u8],
-    ) -> Result<ClientCiphertext<G>, WireError> {
+    ) -> Result<ClientCiphertext<G>, DcDecodeError> {
         ClientCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 
@@ -743,7 +739,7 @@ impl<G: MessageGroup> Ciphersuite for ElGamal<G> {
     fn decode_server_ciphertext(
         len: usize,
         bytes: &[u8],
-    ) -> Result<ServerCiphertext<G>, WireError> {
+    ) -> Result<ServerCiphertext<G>, DcDecodeError> {
         DleqCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 }

@@ -25,17 +25,18 @@ use verdict_group::{
     FrameError, Group, MessageGroup, Ristretto255, Scalar, SecretScalar, framing, hash,
 };
 use verdict_nizk::{
-    BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement, VectorDleq, VerifyingKey,
+    BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement, VectorDleq,
 };
 use zeroize::Zeroizing;
 
-use crate::aggregate::{Aggregating, ElementSum, check_accepted_ids};
+use crate::aggregate::{Aggregating, ElementSum};
 use crate::dh::{DhReveal, dh_value};
-use crate::error::{DcError, Liar, SetupError, WireError};
+use crate::error::{DcError, Liar, SetupError, DcDecodeError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
+use crate::shared::indexed_servers;
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, SetupMessage, Verifiable,
-    accepted_set_digest, check_accepted, indexed_servers, proof_context,
+    accepted_set_digest, check_accepted, check_accepted_ids, proof_context,
 };
 use crate::wire::{DleqCiphertext, OrCiphertext};
 
@@ -67,7 +68,7 @@ impl<G: Group> SetupMessage for Commitments<G> {
     fn encode(&self) -> Vec<u8> {
         self.to_bytes()
     }
-    fn decode(count: usize, bytes: &[u8]) -> Result<Self, WireError> {
+    fn decode(count: usize, bytes: &[u8]) -> Result<Self, DcDecodeError> {
         Self::from_bytes(count, bytes)
     }
 }
@@ -82,12 +83,12 @@ impl<G: Group> Commitments<G> {
     }
 
     /// Decodes exactly `count` non-identity commitments.
-    pub fn from_bytes(count: usize, bytes: &[u8]) -> Result<Self, WireError> {
+    pub fn from_bytes(count: usize, bytes: &[u8]) -> Result<Self, DcDecodeError> {
         let expected = count
             .checked_mul(G::ENCODED_LEN)
-            .ok_or(WireError::CapacityTooLarge)?;
+            .ok_or(DcDecodeError::CapacityTooLarge)?;
         if bytes.len() != expected {
-            return Err(WireError::Length {
+            return Err(DcDecodeError::Length {
                 expected,
                 actual: bytes.len(),
             });
@@ -95,7 +96,7 @@ impl<G: Group> Commitments<G> {
         let commitments = bytes
             .chunks_exact(G::ENCODED_LEN)
             .map(|b| {
-                Encoded::from_bytes_nonidentity(b).map_err(|source| WireError::Field {
+                Encoded::from_bytes_nonidentity(b).map_err(|source| DcDecodeError::Field {
                     field: "commitment",
                     source,
                 })
@@ -118,7 +119,7 @@ pub struct HgSessionPublic<G: Group> {
 impl<G: Group> HgSessionPublic<G> {
     /// `K_ij`.
     pub fn commitment(&self, client: ClientId, server: ServerId) -> Option<&G> {
-        let (i, j) = (client.0 as usize, server.0 as usize);
+        let (i, j) = (client.index(), server.index());
         if j >= self.servers {
             return None;
         }
@@ -126,7 +127,7 @@ impl<G: Group> HgSessionPublic<G> {
     }
     /// `U_i`.
     pub fn client_commitment(&self, client: ClientId) -> Option<&Encoded<G>> {
-        self.u.get(client.0 as usize)
+        self.u.get(client.index())
     }
 }
 
@@ -214,9 +215,9 @@ pub type HgServerCiphertext<G> = DleqCiphertext<G>;
 
 type Sc<G> = <G as Group>::Scalar;
 
-fn elements_for<G: MessageGroup>(len: usize) -> Result<usize, WireError> {
+fn elements_for<G: MessageGroup>(len: usize) -> Result<usize, DcDecodeError> {
     if len > MAX_SLOT_LEN {
-        return Err(WireError::CapacityTooLarge);
+        return Err(DcDecodeError::CapacityTooLarge);
     }
     Ok(framing::elements_needed::<G>(len))
 }
@@ -286,13 +287,13 @@ impl<G: MessageGroup> HashingGenerator<G> {
         let z = roster.server(j)?;
         let from_client = client_setup
             .commitments
-            .get(j.0 as usize)
+            .get(j.index())
             .ok_or(DcError::Setup(SetupError::Malformed {
                 culprit: Party::Client(i),
             }))?;
         let from_server = server_setup
             .commitments
-            .get(i.0 as usize)
+            .get(i.index())
             .ok_or(DcError::Setup(SetupError::Malformed {
                 culprit: Party::Server(j),
             }))?;
@@ -434,13 +435,9 @@ impl<G: MessageGroup> HashingGenerator<G> {
 
 impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
     const ID: SuiteId = SuiteId::new("hashing-generator", G::NAME, 1);
-    const VERIFIABLE: bool = true;
     const EAGER_ONLY: bool = false;
 
-    type SecretKey = SigningKey<G>;
-    type PublicKey = VerifyingKey<G>;
-    type PseudonymSecretKey = SigningKey<G>;
-    type PseudonymPublicKey = VerifyingKey<G>;
+    type KeyGroup = G;
     type ClientSetup = Commitments<G>;
     type ServerSetup = Commitments<G>;
     type SessionPublic = HgSessionPublic<G>;
@@ -642,7 +639,7 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
     fn decode_client_ciphertext(
         len: usize,
         bytes: &[u8],
-    ) -> Result<HgClientCiphertext<G>, WireError> {
+    ) -> Result<HgClientCiphertext<G>, DcDecodeError> {
         OrCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 
@@ -653,7 +650,7 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
     fn decode_server_ciphertext(
         len: usize,
         bytes: &[u8],
-    ) -> Result<HgServerCiphertext<G>, WireError> {
+    ) -> Result<HgServerCiphertext<G>, DcDecodeError> {
         DleqCiphertext::decode(elements_for::<G>(len)?, bytes)
     }
 }
@@ -763,7 +760,7 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         for c in accepted {
             let s = state
                 .secrets
-                .get(c.0 as usize)
+                .get(c.index())
                 .ok_or(DcError::UnknownClient { client: *c })?;
             *tau += *s.expose();
         }
@@ -899,7 +896,7 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         aggregate.to_bytes()
     }
 
-    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<ElementSum<G>, WireError> {
+    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<ElementSum<G>, DcDecodeError> {
         ElementSum::decode(elements_for::<G>(len)?, bytes)
     }
 }

@@ -53,19 +53,20 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_group::bls12_381::{G1, G2, Gt, pairing};
 use verdict_group::{Group, SecretScalar};
 use verdict_nizk::{
-    BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement, VectorDleq, VerifyingKey,
+    BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement, VectorDleq,
 };
 use zeroize::Zeroizing;
 
 use self::gt_table::{
     ChunkBits, GtFrameError, GtTable, decode_message, encode_message, max_message_len,
 };
-use crate::aggregate::{Aggregating, ElementSum, check_accepted_ids};
-use crate::error::{DcError, SetupError, WireError};
+use crate::aggregate::{Aggregating, ElementSum};
+use crate::error::{DcError, SetupError, DcDecodeError};
 use crate::ids::{ClientId, ServerId, SlotRound, SuiteId};
+use crate::shared::{check_roster_key, combine_no_setup, indexed_servers};
 use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
-    check_roster_key, combine_no_setup, indexed_servers,
+    check_accepted_ids,
 };
 use crate::verifiable::{
     Culprit, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct, check_len,
@@ -461,9 +462,9 @@ pub struct PairingServerState {
     secret: SecretScalar<Fr>,
 }
 
-fn elements_for(bits: ChunkBits, len: usize) -> Result<usize, WireError> {
+fn elements_for(bits: ChunkBits, len: usize) -> Result<usize, DcDecodeError> {
     if len > MAX_SLOT_LEN {
-        return Err(WireError::CapacityTooLarge);
+        return Err(DcDecodeError::CapacityTooLarge);
     }
     Ok(gt_table::elements_needed(bits, len))
 }
@@ -487,13 +488,9 @@ impl<W: ChunkWidth> Pairing<W> {
 
 impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
     const ID: SuiteId = SuiteId::new(W::CONSTRUCTION, "bls12-381", 1);
-    const VERIFIABLE: bool = true;
     const EAGER_ONLY: bool = false;
 
-    type SecretKey = SigningKey<G2>;
-    type PublicKey = VerifyingKey<G2>;
-    type PseudonymSecretKey = SigningKey<G2>;
-    type PseudonymPublicKey = VerifyingKey<G2>;
+    type KeyGroup = G2;
     type ClientSetup = ();
     type ServerSetup = ();
     type SessionPublic = ();
@@ -634,7 +631,7 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
         ct.to_bytes()
     }
 
-    fn decode_client_ciphertext(len: usize, bytes: &[u8]) -> Result<ClientCiphertext, WireError> {
+    fn decode_client_ciphertext(len: usize, bytes: &[u8]) -> Result<ClientCiphertext, DcDecodeError> {
         ClientCiphertext::decode(elements_for(W::BITS, len)?, bytes)
     }
 
@@ -642,7 +639,7 @@ impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
         ct.to_bytes()
     }
 
-    fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<ServerCiphertext, WireError> {
+    fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<ServerCiphertext, DcDecodeError> {
         ServerCiphertext::decode(elements_for(W::BITS, len)?, bytes)
     }
 }
@@ -758,7 +755,7 @@ impl<W: ChunkWidth> Aggregating for Pairing<W> {
         aggregate.to_bytes()
     }
 
-    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<ElementSum<Gt>, WireError> {
+    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<ElementSum<Gt>, DcDecodeError> {
         ElementSum::decode(elements_for(W::BITS, len)?, bytes)
     }
 }

@@ -299,10 +299,10 @@ impl SuiteError {
     }
 }
 
-/// `verdict-nizk` decoding errors as the crate's [`crate::WireError`].
-pub(crate) fn wire_error(e: DecodeError) -> crate::WireError {
+/// `verdict-nizk` decoding errors as the crate's [`crate::DcDecodeError`].
+pub(crate) fn wire_error(e: DecodeError) -> crate::DcDecodeError {
     match e {
-        DecodeError::Field { field, source } => crate::WireError::Field { field, source },
-        other => crate::WireError::Proof(other),
+        DecodeError::Field { field, source } => crate::DcDecodeError::Field { field, source },
+        other => crate::DcDecodeError::Proof(other),
     }
 }

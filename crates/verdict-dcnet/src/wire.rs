@@ -17,7 +17,7 @@
 use verdict_group::{Group, Scalar};
 use verdict_nizk::{DecodeError, Encoded, OrProof, Proof, Shape};
 
-use crate::error::WireError;
+use crate::error::DcDecodeError;
 use crate::verifiable::{Culprit, Reader, SlotParams, SuiteError, wire_error};
 
 /// The shape of a (vector-)DLEQ proof: one commitment in each group, one response.
@@ -45,9 +45,9 @@ pub(crate) fn decode_exact<T>(
     expected: usize,
     bytes: &[u8],
     decode: impl FnOnce(Reader<'_>) -> Result<T, DecodeError>,
-) -> Result<T, WireError> {
+) -> Result<T, DcDecodeError> {
     if bytes.len() != expected {
-        return Err(WireError::Length {
+        return Err(DcDecodeError::Length {
             expected,
             actual: bytes.len(),
         });
@@ -160,7 +160,7 @@ impl<H: Group, P: WireProof> Proven<H, P> {
         })
     }
     /// Decodes exactly [`Self::encoded_len`]`(l)` bytes.
-    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, WireError> {
+    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, DcDecodeError> {
         decode_exact(Self::encoded_len(l), bytes, |rd| Self::read(rd, l))
     }
     fn read(mut rd: Reader<'_>, l: usize) -> Result<Self, DecodeError> {

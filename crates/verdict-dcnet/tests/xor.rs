@@ -10,6 +10,22 @@ use verdict_dcnet::{
 };
 use verdict_group::{Group, Ristretto255};
 
+/// Compiles only if the (concrete) suite type does not implement [`verdict_dcnet::Verifiable`]:
+/// with an implementation, both impls of `NotVerifiable` apply and the inferred parameter of
+/// `check` is ambiguous, a compile error.
+macro_rules! assert_not_verifiable {
+    ($suite:ty) => {{
+        trait NotVerifiable<A> {
+            fn check() {}
+        }
+        impl<T: ?Sized> NotVerifiable<()> for T {}
+        #[allow(dead_code)]
+        struct IsVerifiable;
+        impl<T: ?Sized + verdict_dcnet::Verifiable> NotVerifiable<IsVerifiable> for T {}
+        <$suite as NotVerifiable<_>>::check();
+    }};
+}
+
 type X = Xor<Ristretto255>;
 
 #[test]
@@ -34,7 +50,8 @@ fn bad_input() {
 
 #[test]
 fn not_verifiable() {
-    const { assert!(!X::VERIFIABLE) };
+    // Not verifiable: `Xor` does not implement `Verifiable` (checked at compile time).
+    assert_not_verifiable!(X);
     // Version 2: frames carry the slot's pseudonym signature (64 bytes on ristretto255).
     assert_eq!(X::ID.to_string(), "verdict/xor/ristretto255/v2");
     assert_eq!(X::SIGNATURE_LEN, 64);
@@ -260,3 +277,4 @@ fn blame_trace_finds_the_disruptor_and_a_lying_server() {
     assert_ne!(proven, claimed_by_server, "the server's claim is refuted");
     assert_eq!(proven, pad(0, 1));
 }
+
