@@ -87,11 +87,12 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use rand_core::{CryptoRng, RngCore};
+use verdict_group::codec::Reader;
 use verdict_group::framing::{self, decode_message, encode_message};
+use verdict_nizk::wire::ReaderExt;
 use verdict_group::{FrameError, Group, MessageGroup, Ristretto255, Scalar, SecretScalar};
 use verdict_nizk::{
     BatchVerifier, DecodeError, Encoded, LinearRelation, Or, OrProof, Shape, SigningKey, Statement,
-    VectorDleq,
 };
 use zeroize::Zeroizing;
 
@@ -102,9 +103,10 @@ use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, Verifiable, check_accepted,
 };
 use crate::verifiable::{
-    Culprit, Reader, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct,
-    check_len, sum_elements,
+    Culprit, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct, check_len,
+    read_proof, sum_elements,
 };
+use crate::server_dleq;
 use crate::wire::{DleqCiphertext, decode_exact, write_elements};
 
 /// Version 2: the owner branch of the client proof also proves the `r_k` (see the module docs);
@@ -207,12 +209,12 @@ impl<G: Group> ClientCiphertext<G> {
     }
 
     fn read(mut rd: Reader<'_>, l: usize) -> Result<Self, DecodeError> {
-        let r = rd.points::<G>(l, "R")?;
-        let c = rd.points::<G>(l, "C")?;
+        let r = rd.encoded_list::<G>("R", l)?;
+        let c = rd.encoded_list::<G>("C", l)?;
         let c0 = rd.scalar::<G::Scalar>("challenge")?;
         let [s0, s1] = client_shapes(l);
-        let p0 = rd.proof::<G, G>(s0)?;
-        let p1 = rd.proof::<G, G>(s1)?;
+        let p0 = read_proof::<G, G>(&mut rd, s0)?;
+        let p1 = read_proof::<G, G>(&mut rd, s1)?;
         rd.finish()?;
         Ok(Self {
             r,
@@ -446,16 +448,6 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         Ok((p, accepted_set_bytes(accepted.iter().map(|(i, _)| *i))))
     }
 
-    fn server_statement(
-        &self,
-        server_key: &G,
-        neg_p: &[G],
-        d: Vec<Encoded<G>>,
-    ) -> Result<VectorDleq<G>, SuiteError> {
-        VectorDleq::new(G::generator(), *server_key, Encoded::batch_new(neg_p), d)
-            .map_err(|_| SuiteError::Parameters("server statement"))
-    }
-
     /// *Server create*: server `server` with secret `z_j` combines the accepted set `S`
     /// (client ids with their verified ciphertexts).
     pub fn server_create<R: RngCore + CryptoRng + ?Sized>(
@@ -465,20 +457,16 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         accepted: &[(u32, &ClientCiphertext<G>)],
         rng: &mut R,
     ) -> Result<ServerCiphertext<G>, SuiteError> {
-        let z = secret.expose();
         let (p, set) = self.combine_r(accepted)?;
         let neg_p: Vec<G> = p.iter().map(|pk| -*pk).collect();
-        let d = Encoded::batch_new(&neg_p.iter().map(|q| *q * z).collect::<Vec<_>>());
-        let st = self.server_statement(&G::mul_generator(z), &neg_p, d.clone())?;
         let mut t = self
             .slot
             .context(SERVER_PURPOSE, &self.suite, server)
             .with_field(b"accepted-set", &set)
             .transcript();
-        let proof = st
-            .prove(&mut t, &*Zeroizing::new([*z]), rng)
-            .map_err(|_| SuiteError::Parameters("server proof"))?;
-        Ok(DleqCiphertext { elements: d, proof })
+        // D_k = z_j·(−P_k) with its proof (crate::server_dleq).
+        server_dleq::prove(secret.expose(), Encoded::batch_new(&neg_p), &mut t, rng)
+            .map_err(|e| e.into_suite(server))
     }
 
     /// *Server verify*: checks server `server`'s ciphertext against its key `Z_j` and the
@@ -494,14 +482,13 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         self.check_len(Culprit::Server(server), sct.len())?;
         let (p, set) = self.combine_r(accepted)?;
         let neg_p: Vec<G> = p.iter().map(|pk| -*pk).collect();
-        let st = self.server_statement(server_key, &neg_p, sct.elements.clone())?;
         let mut t = self
             .slot
             .context(SERVER_PURPOSE, &self.suite, server)
             .with_field(b"accepted-set", &set)
             .transcript();
-        st.verify(&mut t, &sct.proof)
-            .map_err(|_| SuiteError::ServerProof { server })
+        server_dleq::verify(*server_key, Encoded::batch_new(&neg_p), sct, &mut t)
+            .map_err(|e| e.into_suite(server))
     }
 
     /// *Reveal*: `M_k = Σ_{i∈S} C_{i,k} + Σ_j D_{j,k}`, decoded as a framed message. Call only

@@ -38,6 +38,7 @@ use crate::suite::{
     Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, SetupMessage, Verifiable,
     accepted_set_digest, check_accepted, check_accepted_ids, proof_context,
 };
+use crate::server_dleq;
 use crate::wire::{DleqCiphertext, OrCiphertext};
 
 const CLIENT_PURPOSE: &[u8] = b"verdict/dcnet/hashing-generator/client";
@@ -764,26 +765,10 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
                 .ok_or(DcError::UnknownClient { client: *c })?;
             *tau += *s.expose();
         }
-        let gens = &slot.data().generators;
-        let ds: Vec<G> = gens.iter().map(|g| -(*g.point() * *tau)).collect();
-        let elements = Encoded::batch_new(&ds);
-        let v = Encoded::new(G::mul_generator(&tau));
-        let st = VectorDleq::new(
-            Encoded::generator(),
-            v,
-            slot.data().negated().to_vec(),
-            elements.clone(),
-        )
-        .map_err(|_| DcError::InvalidParameters("empty slot"))?;
+        // D_k = τ·(−g_k) with its proof (crate::server_dleq); the −g_k are cached per slot.
         let mut t = Self::server_transcript(session, slot.slot_round(), state.server, accepted);
-        let witness = Zeroizing::new([*tau]);
-        let proof = st
-            .prove(&mut t, &*witness, rng)
-            .map_err(|_| DcError::InvalidParameters("server proof"));
-        Ok(HgServerCiphertext {
-            elements,
-            proof: proof?,
-        })
+        server_dleq::prove(&*tau, slot.data().negated().to_vec(), &mut t, rng)
+            .map_err(|e| e.into_dc(state.server))
     }
 
     fn verify_server_for(
@@ -810,16 +795,9 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
                 .commitment(*c, server)
                 .ok_or(DcError::UnknownClient { client: *c })?;
         }
-        let st = VectorDleq::new(
-            Encoded::generator(),
-            v,
-            slot.data().negated().to_vec(),
-            ct.elements.clone(),
-        )
-        .map_err(|_| DcError::InvalidParameters("empty slot"))?;
         let mut t = Self::server_transcript(session, slot.slot_round(), server, accepted);
-        st.verify(&mut t, &ct.proof)
-            .map_err(|_| DcError::InvalidServerProof { server })
+        server_dleq::verify(v, slot.data().negated().to_vec(), ct, &mut t)
+            .map_err(|e| e.into_dc(server))
     }
 
     /// One sum of the `N` commitments for all slots, and all slots' DLEQ proofs in one batch.
@@ -853,8 +831,7 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         for (k, (slot, ct)) in items.iter().enumerate() {
             let statement = (ct.elements.len() == slot.data().generators.len())
                 .then(|| {
-                    VectorDleq::new(
-                        Encoded::generator(),
+                    server_dleq::statement(
                         v.clone(),
                         slot.data().negated().to_vec(),
                         ct.elements.clone(),

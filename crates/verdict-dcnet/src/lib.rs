@@ -7,6 +7,7 @@ pub mod error;
 pub mod hashing_generator;
 pub mod ids;
 pub mod pairing;
+mod server_dleq;
 mod shared;
 pub mod sizes;
 pub mod suite;

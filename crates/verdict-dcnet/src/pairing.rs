@@ -72,6 +72,7 @@ use crate::verifiable::{
     Culprit, SlotParams, SuiteError, accepted_set_bytes, batch_outcome, check_distinct, check_len,
     sum_elements,
 };
+use crate::server_dleq;
 use crate::wire::{DleqCiphertext, OrCiphertext};
 
 /// The versioned suite identifier (`verdict/pairing-chunk16/bls12-381/v1` or `…chunk24…`),
@@ -326,16 +327,6 @@ impl PairingSlot {
         Ok((neg_b, accepted_set_bytes(accepted.iter().map(|(i, _)| *i))))
     }
 
-    fn server_statement(
-        &self,
-        server_key: &G2,
-        neg_b: &[Gt],
-        d: Vec<Encoded<Gt>>,
-    ) -> Result<VectorDleq<G2, Gt>, SuiteError> {
-        VectorDleq::new_in_pair(G2::generator(), *server_key, Encoded::batch_new(neg_b), d)
-            .map_err(|_| SuiteError::Parameters("server statement"))
-    }
-
     /// *Server create* by `server` with secret `z_j`, over the accepted set `S` given as
     /// `(client id, X_i)`. Costs `L` pairings and `L` GT exponentiations plus the proof.
     pub fn server_create<R: RngCore + CryptoRng + ?Sized>(
@@ -345,19 +336,15 @@ impl PairingSlot {
         accepted: &[(u32, G2)],
         rng: &mut R,
     ) -> Result<ServerCiphertext, SuiteError> {
-        let z = secret.expose();
         let (neg_b, set) = self.server_bases(accepted)?;
-        let d = Encoded::batch_new(&neg_b.iter().map(|b| *b * z).collect::<Vec<_>>());
-        let st = self.server_statement(&G2::mul_generator(z), &neg_b, d.clone())?;
         let mut t = self
             .slot
             .context(SERVER_PURPOSE, &self.suite, server)
             .with_field(b"accepted-set", &set)
             .transcript();
-        let proof = st
-            .prove(&mut t, &*Zeroizing::new([*z]), rng)
-            .map_err(|_| SuiteError::Parameters("server proof"))?;
-        Ok(DleqCiphertext { elements: d, proof })
+        // D_k = z_j·(−B_k) with its proof (crate::server_dleq).
+        server_dleq::prove(secret.expose(), Encoded::batch_new(&neg_b), &mut t, rng)
+            .map_err(|e| e.into_suite(server))
     }
 
     /// *Server verify*: server `server` with key `Z_j`, against the accepted set as the
@@ -371,14 +358,13 @@ impl PairingSlot {
     ) -> Result<(), SuiteError> {
         self.check_len(Culprit::Server(server), sct.len())?;
         let (neg_b, set) = self.server_bases(accepted)?;
-        let st = self.server_statement(server_key, &neg_b, sct.elements.clone())?;
         let mut t = self
             .slot
             .context(SERVER_PURPOSE, &self.suite, server)
             .with_field(b"accepted-set", &set)
             .transcript();
-        st.verify(&mut t, &sct.proof)
-            .map_err(|_| SuiteError::ServerProof { server })
+        server_dleq::verify(*server_key, Encoded::batch_new(&neg_b), sct, &mut t)
+            .map_err(|e| e.into_suite(server))
     }
 
     /// The revealed GT elements `Σ_{i∈S} C_{i,k} + Σ_j D_{j,k}` before decoding.

@@ -14,11 +14,13 @@
 //! canonical encodings followed by the proof's. Decoders check the exact length, validate
 //! every element, commitment and scalar, and never panic.
 
+use verdict_group::codec::Reader;
 use verdict_group::{Group, Scalar};
+use verdict_nizk::wire::ReaderExt;
 use verdict_nizk::{DecodeError, Encoded, OrProof, Proof, Shape};
 
 use crate::error::DcDecodeError;
-use crate::verifiable::{Culprit, Reader, SlotParams, SuiteError, wire_error};
+use crate::verifiable::{Culprit, SlotParams, SuiteError, read_proof, wire_error};
 
 /// The shape of a (vector-)DLEQ proof: one commitment in each group, one response.
 pub(crate) const DLEQ_SHAPE: Shape = Shape {
@@ -100,8 +102,8 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> WireProof for OrProof<G, H> {
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut rd = Reader::new(bytes);
         let c0 = rd.scalar::<G::Scalar>("challenge")?;
-        let p0 = rd.proof::<G, H>(DLEQ_SHAPE)?;
-        let p1 = rd.proof::<G, H>(SCHNORR_SHAPE)?;
+        let p0 = read_proof::<G, H>(&mut rd, DLEQ_SHAPE)?;
+        let p1 = read_proof::<G, H>(&mut rd, SCHNORR_SHAPE)?;
         rd.finish()?;
         Ok(OrProof::from_parts(vec![c0], vec![p0, p1]))
     }
@@ -164,8 +166,8 @@ impl<H: Group, P: WireProof> Proven<H, P> {
         decode_exact(Self::encoded_len(l), bytes, |rd| Self::read(rd, l))
     }
     fn read(mut rd: Reader<'_>, l: usize) -> Result<Self, DecodeError> {
-        let elements = rd.points::<H>(l, "element")?;
-        let proof = P::decode(rd.take(P::encoded_len())?)?;
+        let elements = rd.encoded_list::<H>("element", l)?;
+        let proof = P::decode(rd.raw(P::encoded_len())?)?;
         rd.finish()?;
         Ok(Self { elements, proof })
     }
