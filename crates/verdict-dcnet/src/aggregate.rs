@@ -25,7 +25,7 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_group::Group;
 use verdict_nizk::Encoded;
 
-use crate::error::{DcError, DcDecodeError};
+use crate::error::{DcDecodeError, DcError};
 use crate::ids::{ClientId, Party, ServerId};
 use crate::suite::{PreparedSlot, Session, Verifiable};
 

@@ -18,7 +18,7 @@ use verdict_group::{Group, SecretScalar};
 use verdict_nizk::{Context, Dleq, Encoded, Proof, Shape, SigningKey, Statement};
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::error::{DcError, DcDecodeError};
+use crate::error::{DcDecodeError, DcError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SuiteId};
 use crate::suite::{Ciphersuite, Roster};
 

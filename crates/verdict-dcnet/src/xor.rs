@@ -47,7 +47,7 @@ use verdict_nizk::{Encoded, Signature, SigningKey};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::dh::{DhReveal, dh_value};
-use crate::error::{DcError, SetupError, DcDecodeError};
+use crate::error::{DcDecodeError, DcError, SetupError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
 use crate::shared::combine_no_setup;
 use crate::suite::{Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted};

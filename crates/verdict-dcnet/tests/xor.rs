@@ -277,4 +277,3 @@ fn blame_trace_finds_the_disruptor_and_a_lying_server() {
     assert_ne!(proven, claimed_by_server, "the server's claim is refuted");
     assert_eq!(proven, pad(0, 1));
 }
-

@@ -247,7 +247,11 @@ impl<'a> Reader<'a> {
     }
 
     /// `n` validated points.
-    pub fn points<G: Group>(&mut self, field: &'static str, n: usize) -> Result<Vec<G>, CodecError> {
+    pub fn points<G: Group>(
+        &mut self,
+        field: &'static str,
+        n: usize,
+    ) -> Result<Vec<G>, CodecError> {
         Ok(self.points_with_bytes(field, n)?.0)
     }
 

@@ -105,12 +105,10 @@ impl<G: Group> Encoded<G> {
         field: &'static str,
     ) -> Result<Self, CodecError> {
         let offset = r.offset();
-        Self::from_bytes_nonidentity(r.raw(G::ENCODED_LEN)?).map_err(|source| {
-            CodecError::Invalid {
-                field,
-                offset,
-                source,
-            }
+        Self::from_bytes_nonidentity(r.raw(G::ENCODED_LEN)?).map_err(|source| CodecError::Invalid {
+            field,
+            offset,
+            source,
         })
     }
 

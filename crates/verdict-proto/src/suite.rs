@@ -6,8 +6,8 @@ use verdict_dcnet::elgamal::ElGamal;
 use verdict_dcnet::pairing::{ChunkWidth, Pairing};
 use verdict_dcnet::xor::{XorCiphertext, XorClientState, XorServerState};
 use verdict_dcnet::{
-    Aggregating, Ciphersuite, ClientId, DcError, DhReveal, HashingGenerator, Liar, PreparedSlot,
-    Roster, ServerId, Session, SlotRound, Verifiable, DcDecodeError, Xor,
+    Aggregating, Ciphersuite, ClientId, DcDecodeError, DcError, DhReveal, HashingGenerator, Liar,
+    PreparedSlot, Roster, ServerId, Session, SlotRound, Verifiable, Xor,
 };
 use verdict_group::bls12_381::G2;
 use verdict_group::{Group, MessageGroup};

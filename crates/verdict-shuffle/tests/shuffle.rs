@@ -6,8 +6,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use verdict_group::{Group, Ristretto255 as G, Scalar};
 use verdict_shuffle::{
-    Check, Ciphertext, CiphertextList, KeyPair, ProofContext, ShuffleError, ShuffleProof,
-    ShuffleStatement, SimpleStatement, ShuffleDecodeError, prove, prove_simple, shuffle, verify,
+    Check, Ciphertext, CiphertextList, KeyPair, ProofContext, ShuffleDecodeError, ShuffleError,
+    ShuffleProof, ShuffleStatement, SimpleStatement, prove, prove_simple, shuffle, verify,
     verify_each, verify_simple, verify_simple_batched,
 };
 

@@ -1,6 +1,5 @@
 //! Message embedding into P-256 ([`MessageGroup`]): x-coordinate try-and-increment.
 
-
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{Field, PrimeField};
 
@@ -93,4 +92,3 @@ impl MessageGroup for Point {
         Ok(payload.to_vec())
     }
 }
-

@@ -232,4 +232,3 @@ impl Group for Point {
         }
     }
 }
-

@@ -1,7 +1,6 @@
 //! P-256 points and their SEC1 compressed encoding: the curve equation, lifting an
 //! x-coordinate, and the encoding of affine points.
 
-
 use ark_ec::short_weierstrass::SWCurveConfig;
 use ark_ec::{AffineRepr, CurveGroup};
 use ark_ff::{BigInteger, Field, PrimeField};
@@ -89,4 +88,3 @@ pub(super) fn encode_affine(p: &Affine) -> [u8; ENCODED_POINT_LEN] {
         }
     }
 }
-

@@ -1,6 +1,5 @@
 //! P-256 scalars: 32-byte big-endian integers below the group order `n`.
 
-
 use ark_ec::AdditiveGroup;
 use ark_ff::{BigInt, BigInteger, Field, PrimeField};
 use ark_secp256r1::Fr;
@@ -118,4 +117,3 @@ impl crate::traits::Scalar for Scalar {
         out
     }
 }
-

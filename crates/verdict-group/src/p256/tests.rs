@@ -1,6 +1,5 @@
 //! Unit tests of the P-256 internals (wNAF recoding, doubling, constants, small MSMs).
 
-
 use ark_ec::{AdditiveGroup, CurveGroup, VariableBaseMSM};
 use ark_ff::{BigInt, Field, PrimeField, Zero};
 use ark_secp256r1::{Fr, Projective};

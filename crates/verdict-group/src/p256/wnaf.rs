@@ -1,7 +1,6 @@
 //! Variable-time multi-base multiplication for **public** scalars: interleaved wNAF with
 //! `a = −3` doublings.
 
-
 use ark_ec::{AdditiveGroup, CurveGroup};
 use ark_ff::{BigInt, Field, PrimeField};
 use ark_secp256r1::{Affine, Projective};
