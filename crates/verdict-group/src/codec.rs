@@ -535,4 +535,34 @@ mod tests {
             })
         ));
     }
+
+    proptest::proptest! {
+        /// Any sequence of reads over any input returns values or typed errors, never panics,
+        /// and never moves past the end.
+        #[test]
+        fn arbitrary_reads_never_panic(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
+            ops in proptest::collection::vec(0u8..12, 0..24),
+            max in 0usize..64,
+        ) {
+            let mut r = Reader::new(&bytes).with_max_count(max);
+            for op in ops {
+                let _ = match op {
+                    0 => r.u8().map(drop),
+                    1 => r.u32().map(drop),
+                    2 => r.u64().map(drop),
+                    3 => r.bytes().map(drop),
+                    4 => r.byte_slices().map(drop),
+                    5 => r.byte_list().map(drop),
+                    6 => r.count().map(drop),
+                    7 => r.point::<Ristretto255>("P").map(drop),
+                    8 => r.points_with_bytes::<Ristretto255>("P", max).map(drop),
+                    9 => r.scalars::<S>("s", max).map(drop),
+                    10 => r.tag(b"ab"),
+                    _ => r.finish(),
+                };
+                proptest::prop_assert!(r.offset() <= bytes.len());
+            }
+        }
+    }
 }
