@@ -474,7 +474,7 @@ mod tests {
             Err(CodecError::Truncated {
                 offset: 0,
                 needed: 32,
-                available: 3
+                available: 7
             })
         ));
     }
