@@ -58,15 +58,8 @@ pub(crate) const MARKER_LINES: usize = 10;
 /// while an entry is no longer needed); never add one for a new file: split it, or give it a
 /// `long:` comment.
 pub(crate) const LONG_FILES_ALLOWLIST: &[&str] = &[
-    "crates/verdict-dcnet/src/elgamal.rs",
-    "crates/verdict-dcnet/src/hashing_generator.rs",
-    "crates/verdict-dcnet/src/pairing.rs",
-    "crates/verdict-dcnet/src/suite.rs",
-    "crates/verdict-group/src/p256.rs",
     "crates/verdict-proto/src/server/blame.rs",
     "crates/verdict-proto/src/suite.rs",
-    "crates/verdict-shuffle/src/keyshuffle.rs",
-    "crates/verdict-shuffle/src/shuffle.rs",
 ];
 
 /// The cargo feature that gates verdict-proto's adversary hooks.

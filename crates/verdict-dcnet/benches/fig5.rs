@@ -39,8 +39,8 @@ use verdict_dcnet::elgamal::ElGamal;
 use verdict_dcnet::pairing::gt_table::GtTable;
 use verdict_dcnet::pairing::{Chunk16, Pairing};
 use verdict_dcnet::{
-    Ciphersuite, ClientId, HashingGenerator, PreparedSlot, Roster, ServerId, Session, SessionId,
-    SlotRound, SuiteId, Verifiable, Xor,
+    Ciphersuite, ClientId, HashingGenerator, PreparedSlot, Roster, SecretKey, ServerId, Session,
+    SessionId, SlotRound, SuiteId, Verifiable, Xor,
 };
 use verdict_group::{MessageGroup, P256, Ristretto255, framing};
 
@@ -56,7 +56,7 @@ struct Fixture<C: Ciphersuite> {
     /// The states of the first `keep` clients.
     clients: Vec<C::ClientState>,
     servers: Vec<C::ServerState>,
-    pseudonym: C::PseudonymSecretKey,
+    pseudonym: SecretKey<C>,
 }
 
 fn fixture<C: Ciphersuite>(keep: usize) -> Fixture<C> {

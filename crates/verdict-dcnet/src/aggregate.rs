@@ -9,7 +9,7 @@
 //! falls back to checking every ciphertext of a slot when it fails to reveal.
 //!
 //! **Which suites may aggregate.** Only those for which the reveal of an *unverified*
-//! combination leaks nothing: the suites with [`Ciphersuite::EAGER_ONLY`] `= false`. In these
+//! combination leaks nothing: the suites with [`Ciphersuite::EAGER_ONLY`](crate::Ciphersuite::EAGER_ONLY) `= false`. In these
 //! suites every client ciphertext carries the client's pads with every server, and an honest
 //! server's secrets cancel only in the one combination "each accepted client exactly once", so
 //! a wrong aggregate (a missing, repeated or substituted ciphertext) reveals uniformly masked
@@ -25,16 +25,16 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_group::Group;
 use verdict_nizk::Encoded;
 
-use crate::error::{DcError, WireError};
+use crate::error::{DcDecodeError, DcError};
 use crate::ids::{ClientId, Party, ServerId};
-use crate::suite::{Ciphersuite, PreparedSlot, Roster, Session, Verifiable};
+use crate::suite::{PreparedSlot, Session, Verifiable};
 
 /// A verifiable suite whose client ciphertexts may be summed per server before the reveal.
 ///
 /// Contract (checked by each implementation's tests): for any split of the accepted clients
 /// into parts, `reveal_aggregated` over the parts' aggregates equals
-/// [`Ciphersuite::reveal`] over all the ciphertexts, and `server_ciphertext_for` /
-/// `verify_server_for` over the accepted ids agree with [`Ciphersuite::server_ciphertext`] /
+/// [`Ciphersuite::reveal`](crate::Ciphersuite::reveal) over all the ciphertexts, and `server_ciphertext_for` /
+/// `verify_server_for` over the accepted ids agree with [`Ciphersuite::server_ciphertext`](crate::Ciphersuite::server_ciphertext) /
 /// [`Verifiable::verify_server`] over the accepted ciphertexts.
 pub trait Aggregating: Verifiable {
     /// The sum of some clients' ciphertexts of one slot.
@@ -102,7 +102,7 @@ pub trait Aggregating: Verifiable {
     fn encode_aggregate(aggregate: &Self::Aggregate) -> Vec<u8>;
 
     /// Decodes (and validates every element of) an aggregate for a slot of capacity `len`.
-    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<Self::Aggregate, WireError>;
+    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<Self::Aggregate, DcDecodeError>;
 }
 
 /// Panics unless `C` may aggregate (see the module documentation); called by the tests of
@@ -200,9 +200,9 @@ impl<H: Group> ElementSum<H> {
     }
 
     /// Decodes exactly `l` validated elements.
-    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, WireError> {
+    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, DcDecodeError> {
         if bytes.len() != l * H::ENCODED_LEN {
-            return Err(WireError::Length {
+            return Err(DcDecodeError::Length {
                 expected: l * H::ENCODED_LEN,
                 actual: bytes.len(),
             });
@@ -211,29 +211,10 @@ impl<H: Group> ElementSum<H> {
             .chunks_exact(H::ENCODED_LEN)
             .map(H::from_bytes)
             .collect::<Result<Vec<H>, _>>()
-            .map_err(|source| WireError::Field {
+            .map_err(|source| DcDecodeError::Field {
                 field: "aggregate element",
                 source,
             })?;
         Ok(Self { elements })
     }
-}
-
-/// Checks an id-only accepted set (known clients, each once) like
-/// [`crate::suite::check_accepted`] does for ciphertext lists.
-pub(crate) fn check_accepted_ids<C: Ciphersuite>(
-    roster: &Roster<C>,
-    accepted: &[ClientId],
-) -> Result<(), DcError> {
-    let mut seen = vec![false; roster.num_clients()];
-    for c in accepted {
-        let Some(flag) = seen.get_mut(c.0 as usize) else {
-            return Err(DcError::UnknownClient { client: *c });
-        };
-        if *flag {
-            return Err(DcError::DuplicateClient { client: *c });
-        }
-        *flag = true;
-    }
-    Ok(())
 }

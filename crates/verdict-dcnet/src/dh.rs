@@ -15,10 +15,10 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, SecretScalar};
-use verdict_nizk::{Context, Dleq, Encoded, Proof, Shape, SigningKey, Statement, VerifyingKey};
+use verdict_nizk::{Context, Dleq, Encoded, Proof, Shape, SigningKey, Statement};
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::error::{DcError, WireError};
+use crate::error::{DcDecodeError, DcError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SuiteId};
 use crate::suite::{Ciphersuite, Roster};
 
@@ -69,7 +69,7 @@ impl<G: Group> DhReveal<G> {
         rng: &mut R,
     ) -> Result<Self, DcError>
     where
-        C: Ciphersuite<PublicKey = VerifyingKey<G>>,
+        C: Ciphersuite<KeyGroup = G>,
         R: RngCore + CryptoRng + ?Sized,
     {
         let z = roster.server(server)?;
@@ -93,7 +93,7 @@ impl<G: Group> DhReveal<G> {
         rng: &mut R,
     ) -> Result<Self, DcError>
     where
-        C: Ciphersuite<PublicKey = VerifyingKey<G>>,
+        C: Ciphersuite<KeyGroup = G>,
         R: RngCore + CryptoRng + ?Sized,
     {
         let x = roster.client(client)?;
@@ -244,9 +244,9 @@ impl<G: Group> DhReveal<G> {
     }
 
     /// Decodes and validates an encoding.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DcDecodeError> {
         if bytes.len() != Self::encoded_len() {
-            return Err(WireError::Length {
+            return Err(DcDecodeError::Length {
                 expected: Self::encoded_len(),
                 actual: bytes.len(),
             });
@@ -261,14 +261,14 @@ impl<G: Group> DhReveal<G> {
             0 => Party::Client(client),
             1 => Party::Server(server),
             _ => {
-                return Err(WireError::Field {
+                return Err(DcDecodeError::Field {
                     field: "role",
                     source: verdict_group::DecodeError::NonCanonical,
                 });
             }
         };
         let (dh, proof) = rest.split_at(G::ENCODED_LEN);
-        let dh = Encoded::from_bytes_nonidentity(dh).map_err(|source| WireError::Field {
+        let dh = Encoded::from_bytes_nonidentity(dh).map_err(|source| DcDecodeError::Field {
             field: "dh",
             source,
         })?;

@@ -5,10 +5,11 @@ use thiserror::Error;
 
 use crate::ids::{ClientId, Party, ServerId};
 
-/// Why a byte string is not a valid encoding of a ciphertext, proof, key or set-up message.
+/// Why a byte string is not a valid encoding of a DC-net suite message: a ciphertext (with its
+/// proof), a key, a set-up message, an aggregate or a DH reveal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[non_exhaustive]
-pub enum WireError {
+pub enum DcDecodeError {
     /// The input has the wrong total length (truncated or oversized).
     #[error("wrong length: expected {expected} bytes, got {actual}")]
     Length {
@@ -123,7 +124,7 @@ pub enum DcError {
     Setup(#[from] SetupError),
     /// A decoding error on a field the caller passed in.
     #[error(transparent)]
-    Wire(#[from] WireError),
+    Wire(#[from] DcDecodeError),
 }
 
 /// Why the suite set-up could not be completed. Every variant names the participants involved.

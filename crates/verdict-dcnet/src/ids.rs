@@ -21,6 +21,21 @@ pub struct ClientId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ServerId(pub u32);
 
+impl ClientId {
+    /// The position in the roster's client list, for indexing per-client tables (a `u32`
+    /// always fits a `usize` on the platforms this crate supports).
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl ServerId {
+    /// The position in the roster's server list, for indexing per-server tables.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 impl fmt::Display for ClientId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "client {}", self.0)

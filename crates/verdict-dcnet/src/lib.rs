@@ -7,6 +7,8 @@ pub mod error;
 pub mod hashing_generator;
 pub mod ids;
 pub mod pairing;
+mod server_dleq;
+mod shared;
 pub mod sizes;
 pub mod suite;
 pub mod testing;
@@ -21,10 +23,11 @@ pub mod notes {}
 
 pub use aggregate::{Aggregating, ElementSum};
 pub use dh::DhReveal;
-pub use error::{DcError, Liar, SetupError, WireError};
+pub use error::{DcDecodeError, DcError, Liar, SetupError};
 pub use hashing_generator::HashingGenerator;
 pub use ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
 pub use suite::{
-    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, SetupMessage, Verifiable,
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, PublicKey, Roster, SecretKey, Session, SetupMessage,
+    Verifiable,
 };
 pub use xor::Xor;

@@ -5,7 +5,11 @@
 //! server create, reveal, set-up, wire formats) and, if its ciphertexts carry proofs,
 //! [`Verifiable`] (client verify — single and batched — and server verify). The XOR suite
 //! implements only [`Ciphersuite`]: it is not verifiable, and the type system says so
-//! (there is no `verify_client` to call), as does [`Ciphersuite::VERIFIABLE`].
+//! (there is no `verify_client` to call).
+//!
+//! Every suite's long-term and pseudonym keys are Schnorr keys ([`SigningKey`],
+//! [`VerifyingKey`]) in its [`Ciphersuite::KeyGroup`]; [`SecretKey`] and [`PublicKey`] name
+//! them for a suite.
 //!
 //! Life cycle:
 //! 1. Everyone agrees on a [`Roster`] (session id, server and client long-term public keys,
@@ -22,7 +26,7 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_group::Group;
 use verdict_nizk::{Context, SigningKey, VerifyingKey};
 
-use crate::error::{DcError, SetupError, WireError};
+use crate::error::{DcDecodeError, DcError, SetupError};
 use crate::ids::{ClientId, ServerId, SessionId, SlotRound, SuiteId};
 
 /// The largest slot capacity (plaintext bytes) any operation or decoder accepts: 16 MiB.
@@ -37,8 +41,6 @@ pub const MAX_SLOT_LEN: usize = 1 << 24;
 pub trait Ciphersuite: Sized + Send + Sync + 'static {
     /// The versioned suite id, absorbed into every transcript and derivation.
     const ID: SuiteId;
-    /// Whether ciphertexts carry proofs (then the suite also implements [`Verifiable`]).
-    const VERIFIABLE: bool;
     /// Whether client ciphertexts **must** be verified before any server ciphertext of the
     /// slot is published ("eager" verification), instead of only after a reveal turns out
     /// corrupt ("lazy" verification, which the protocol layer may use to skip verification in
@@ -60,14 +62,11 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     /// culprit afterwards) and for XOR (not verifiable; blame uses provable pad bits).
     const EAGER_ONLY: bool;
 
-    /// A participant's long-term secret key (zeroized on drop, `Debug` redacted).
-    type SecretKey: SuiteKey<Public = Self::PublicKey>;
-    /// A long-term public key (validated: never the identity).
-    type PublicKey: Clone + fmt::Debug + PartialEq + Send + Sync;
-    /// A slot owner's pseudonym secret key.
-    type PseudonymSecretKey: SuiteKey<Public = Self::PseudonymPublicKey>;
-    /// A slot's pseudonym public key.
-    type PseudonymPublicKey: Clone + fmt::Debug + PartialEq + Send + Sync;
+    /// The group of every long-term and pseudonym key: participants hold a [`SecretKey`]
+    /// (a Schnorr [`SigningKey`] in this group, zeroized on drop, `Debug` redacted), rosters
+    /// list [`PublicKey`]s (validated: never the identity), and the owner of a slot holds the
+    /// secret key of the slot's pseudonym public key.
+    type KeyGroup: Group;
     /// A client's published set-up message (`()` for suites without set-up).
     type ClientSetup: SetupMessage;
     /// A server's published set-up message.
@@ -89,18 +88,20 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     /// A fresh long-term key pair.
     fn generate_key<R: RngCore + CryptoRng + ?Sized>(
         rng: &mut R,
-    ) -> (Self::SecretKey, Self::PublicKey) {
-        Self::SecretKey::generate(rng)
+    ) -> (SecretKey<Self>, PublicKey<Self>) {
+        let key = SigningKey::generate(rng);
+        let public = key.verifying_key().clone();
+        (key, public)
     }
     /// The public key of a secret key.
-    fn public_key(secret: &Self::SecretKey) -> Self::PublicKey {
-        secret.public()
+    fn public_key(secret: &SecretKey<Self>) -> PublicKey<Self> {
+        secret.verifying_key().clone()
     }
     /// A fresh pseudonym key pair (normally produced by the pseudonym shuffle).
     fn generate_pseudonym<R: RngCore + CryptoRng + ?Sized>(
         rng: &mut R,
-    ) -> (Self::PseudonymSecretKey, Self::PseudonymPublicKey) {
-        Self::PseudonymSecretKey::generate(rng)
+    ) -> (SecretKey<Self>, PublicKey<Self>) {
+        Self::generate_key(rng)
     }
 
     /// Client set-up (the session hook): derive the client's secret state and the message it
@@ -108,14 +109,14 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     fn client_setup<R: RngCore + CryptoRng + ?Sized>(
         roster: &Roster<Self>,
         client: ClientId,
-        key: &Self::SecretKey,
+        key: &SecretKey<Self>,
         rng: &mut R,
     ) -> Result<(Self::ClientState, Self::ClientSetup), DcError>;
     /// Server set-up: derive the server's secret state and the message it publishes.
     fn server_setup<R: RngCore + CryptoRng + ?Sized>(
         roster: &Roster<Self>,
         server: ServerId,
-        key: &Self::SecretKey,
+        key: &SecretKey<Self>,
         rng: &mut R,
     ) -> Result<(Self::ServerState, Self::ServerSetup), DcError>;
     /// Cross-checks all published set-up messages (client `i` at index `i`, server `j` at
@@ -142,7 +143,7 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
         session: &Session<Self>,
         slot: &PreparedSlot<Self>,
         state: &Self::ClientState,
-        pseudonym: &Self::PseudonymSecretKey,
+        pseudonym: &SecretKey<Self>,
         message: &[u8],
         rng: &mut R,
     ) -> Result<Self::ClientCiphertext, DcError>;
@@ -176,29 +177,29 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     fn decode_client_ciphertext(
         len: usize,
         bytes: &[u8],
-    ) -> Result<Self::ClientCiphertext, WireError>;
+    ) -> Result<Self::ClientCiphertext, DcDecodeError>;
     /// Canonical encoding of a server ciphertext.
     fn encode_server_ciphertext(ct: &Self::ServerCiphertext) -> Vec<u8>;
     /// Decodes (and validates) a server ciphertext for a slot of capacity `len`.
     fn decode_server_ciphertext(
         len: usize,
         bytes: &[u8],
-    ) -> Result<Self::ServerCiphertext, WireError>;
+    ) -> Result<Self::ServerCiphertext, DcDecodeError>;
     /// Canonical encoding of a public key.
-    fn encode_public_key(key: &Self::PublicKey) -> Vec<u8> {
-        Self::SecretKey::encode_public(key)
+    fn encode_public_key(key: &PublicKey<Self>) -> Vec<u8> {
+        key.to_bytes()
     }
     /// Decodes a public key (validated, never the identity).
-    fn decode_public_key(bytes: &[u8]) -> Result<Self::PublicKey, WireError> {
-        Self::SecretKey::decode_public(bytes)
+    fn decode_public_key(bytes: &[u8]) -> Result<PublicKey<Self>, DcDecodeError> {
+        Ok(VerifyingKey::from_bytes(bytes)?)
     }
-    /// Canonical encoding of a pseudonym public key.
-    fn encode_pseudonym_key(key: &Self::PseudonymPublicKey) -> Vec<u8> {
-        Self::PseudonymSecretKey::encode_public(key)
+    /// Canonical encoding of a pseudonym public key (the same as a long-term key's).
+    fn encode_pseudonym_key(key: &PublicKey<Self>) -> Vec<u8> {
+        Self::encode_public_key(key)
     }
     /// Decodes a pseudonym public key (validated, never the identity).
-    fn decode_pseudonym_key(bytes: &[u8]) -> Result<Self::PseudonymPublicKey, WireError> {
-        Self::PseudonymSecretKey::decode_public(bytes)
+    fn decode_pseudonym_key(bytes: &[u8]) -> Result<PublicKey<Self>, DcDecodeError> {
+        Self::decode_public_key(bytes)
     }
     /// Canonical encoding of a client set-up message.
     fn encode_client_setup(msg: &Self::ClientSetup) -> Vec<u8> {
@@ -208,7 +209,7 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     fn decode_client_setup(
         roster: &Roster<Self>,
         bytes: &[u8],
-    ) -> Result<Self::ClientSetup, WireError> {
+    ) -> Result<Self::ClientSetup, DcDecodeError> {
         Self::ClientSetup::decode(roster.num_servers(), bytes)
     }
     /// Canonical encoding of a server set-up message.
@@ -219,10 +220,16 @@ pub trait Ciphersuite: Sized + Send + Sync + 'static {
     fn decode_server_setup(
         roster: &Roster<Self>,
         bytes: &[u8],
-    ) -> Result<Self::ServerSetup, WireError> {
+    ) -> Result<Self::ServerSetup, DcDecodeError> {
         Self::ServerSetup::decode(roster.num_clients(), bytes)
     }
 }
+
+/// A suite's long-term or pseudonym secret key: a Schnorr signing key in its key group.
+pub type SecretKey<C> = SigningKey<<C as Ciphersuite>::KeyGroup>;
+
+/// A suite's long-term or pseudonym public key: a Schnorr verifying key in its key group.
+pub type PublicKey<C> = VerifyingKey<<C as Ciphersuite>::KeyGroup>;
 
 /// The verifying half of the six operations, for suites whose ciphertexts carry proofs.
 pub trait Verifiable: Ciphersuite {
@@ -269,9 +276,9 @@ pub trait Verifiable: Ciphersuite {
 /// of `pseudonyms[s]`. Keys are validated by their types (decoders reject the identity).
 pub struct Roster<C: Ciphersuite> {
     session: SessionId,
-    servers: Vec<C::PublicKey>,
-    clients: Vec<C::PublicKey>,
-    pseudonyms: Vec<C::PseudonymPublicKey>,
+    servers: Vec<PublicKey<C>>,
+    clients: Vec<PublicKey<C>>,
+    pseudonyms: Vec<PublicKey<C>>,
 }
 
 impl<C: Ciphersuite> Clone for Roster<C> {
@@ -301,9 +308,9 @@ impl<C: Ciphersuite> Roster<C> {
     /// A roster; needs at least one server and one client, and fewer than `2^32` of each.
     pub fn new(
         session: SessionId,
-        servers: Vec<C::PublicKey>,
-        clients: Vec<C::PublicKey>,
-        pseudonyms: Vec<C::PseudonymPublicKey>,
+        servers: Vec<PublicKey<C>>,
+        clients: Vec<PublicKey<C>>,
+        pseudonyms: Vec<PublicKey<C>>,
     ) -> Result<Self, DcError> {
         if servers.is_empty() || clients.is_empty() {
             return Err(DcError::InvalidParameters(
@@ -336,31 +343,31 @@ impl<C: Ciphersuite> Roster<C> {
         self.clients.len()
     }
     /// All server keys.
-    pub fn servers(&self) -> &[C::PublicKey] {
+    pub fn servers(&self) -> &[PublicKey<C>] {
         &self.servers
     }
     /// All client keys.
-    pub fn clients(&self) -> &[C::PublicKey] {
+    pub fn clients(&self) -> &[PublicKey<C>] {
         &self.clients
     }
     /// All slot pseudonym keys.
-    pub fn pseudonyms(&self) -> &[C::PseudonymPublicKey] {
+    pub fn pseudonyms(&self) -> &[PublicKey<C>] {
         &self.pseudonyms
     }
     /// Server `j`'s key.
-    pub fn server(&self, j: ServerId) -> Result<&C::PublicKey, DcError> {
+    pub fn server(&self, j: ServerId) -> Result<&PublicKey<C>, DcError> {
         self.servers
-            .get(j.0 as usize)
+            .get(j.index())
             .ok_or(DcError::UnknownServer { server: j })
     }
     /// Client `i`'s key.
-    pub fn client(&self, i: ClientId) -> Result<&C::PublicKey, DcError> {
+    pub fn client(&self, i: ClientId) -> Result<&PublicKey<C>, DcError> {
         self.clients
-            .get(i.0 as usize)
+            .get(i.index())
             .ok_or(DcError::UnknownClient { client: i })
     }
     /// Slot `s`'s pseudonym key.
-    pub fn pseudonym(&self, slot: u32) -> Result<&C::PseudonymPublicKey, DcError> {
+    pub fn pseudonym(&self, slot: u32) -> Result<&PublicKey<C>, DcError> {
         self.pseudonyms
             .get(slot as usize)
             .ok_or(DcError::UnknownSlot { slot })
@@ -497,56 +504,22 @@ pub trait SetupMessage: Clone + fmt::Debug + PartialEq + Send + Sync + Sized {
     /// The canonical encoding.
     fn encode(&self) -> Vec<u8>;
     /// Decodes (and validates) a message with `count` entries.
-    fn decode(count: usize, bytes: &[u8]) -> Result<Self, WireError>;
+    fn decode(count: usize, bytes: &[u8]) -> Result<Self, DcDecodeError>;
 }
 
 impl SetupMessage for () {
     fn encode(&self) -> Vec<u8> {
         Vec::new()
     }
-    fn decode(_count: usize, bytes: &[u8]) -> Result<(), WireError> {
+    fn decode(_count: usize, bytes: &[u8]) -> Result<(), DcDecodeError> {
         if bytes.is_empty() {
             Ok(())
         } else {
-            Err(WireError::Length {
+            Err(DcDecodeError::Length {
                 expected: 0,
                 actual: bytes.len(),
             })
         }
-    }
-}
-
-/// A key type a suite can use for long-term or pseudonym keys: generation, the public half, and
-/// the public half's wire encoding. Implemented for nizk's Schnorr [`SigningKey`], which every
-/// suite here uses; a suite with other keys implements it for them.
-pub trait SuiteKey: Send + Sync + Sized {
-    /// The public half.
-    type Public: Clone + fmt::Debug + PartialEq + Send + Sync;
-    /// A fresh key pair.
-    fn generate<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> (Self, Self::Public);
-    /// The public half of this secret key.
-    fn public(&self) -> Self::Public;
-    /// Canonical encoding of a public key.
-    fn encode_public(key: &Self::Public) -> Vec<u8>;
-    /// Decodes a public key (validated, never the identity).
-    fn decode_public(bytes: &[u8]) -> Result<Self::Public, WireError>;
-}
-
-impl<G: Group> SuiteKey for SigningKey<G> {
-    type Public = VerifyingKey<G>;
-    fn generate<R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> (Self, VerifyingKey<G>) {
-        let key = SigningKey::generate(rng);
-        let public = key.verifying_key().clone();
-        (key, public)
-    }
-    fn public(&self) -> VerifyingKey<G> {
-        self.verifying_key().clone()
-    }
-    fn encode_public(key: &VerifyingKey<G>) -> Vec<u8> {
-        key.to_bytes()
-    }
-    fn decode_public(bytes: &[u8]) -> Result<VerifyingKey<G>, WireError> {
-        Ok(VerifyingKey::from_bytes(bytes)?)
     }
 }
 
@@ -557,8 +530,27 @@ pub fn check_accepted<C: Ciphersuite, T>(
     accepted: &[(ClientId, T)],
 ) -> Result<Vec<ClientId>, DcError> {
     let ids: Vec<ClientId> = accepted.iter().map(|(c, _)| *c).collect();
-    crate::aggregate::check_accepted_ids(roster, &ids)?;
+    check_accepted_ids(roster, &ids)?;
     Ok(ids)
+}
+
+/// Checks an id-only accepted set (known clients, each once) like [`check_accepted`] does for
+/// ciphertext lists.
+pub(crate) fn check_accepted_ids<C: Ciphersuite>(
+    roster: &Roster<C>,
+    accepted: &[ClientId],
+) -> Result<(), DcError> {
+    let mut seen = vec![false; roster.num_clients()];
+    for c in accepted {
+        let Some(flag) = seen.get_mut(c.index()) else {
+            return Err(DcError::UnknownClient { client: *c });
+        };
+        if *flag {
+            return Err(DcError::DuplicateClient { client: *c });
+        }
+        *flag = true;
+    }
+    Ok(())
 }
 
 /// A 32-byte digest of an accepted set (sorted ids), bound into server proofs.
@@ -571,55 +563,4 @@ pub fn accepted_set_digest(ids: &[ClientId]) -> [u8; 32] {
         h.update(&id.to_le_bytes());
     }
     *h.finalize().as_bytes()
-}
-
-/// Checks that `key` is the secret half of the roster entry `expected`.
-pub(crate) fn check_roster_key<G: Group>(
-    key: &SigningKey<G>,
-    expected: &VerifyingKey<G>,
-) -> Result<(), DcError> {
-    if key.verifying_key() == expected {
-        Ok(())
-    } else {
-        Err(DcError::InvalidParameters(
-            "secret key does not match the roster",
-        ))
-    }
-}
-
-/// `combine_setup` of a suite without set-up: only the message counts are checked.
-pub(crate) fn combine_no_setup<C: Ciphersuite>(
-    roster: &Roster<C>,
-    clients: &[()],
-    servers: &[()],
-) -> Result<(), SetupError> {
-    for (expected, actual) in [
-        (roster.num_clients(), clients.len()),
-        (roster.num_servers(), servers.len()),
-    ] {
-        if expected != actual {
-            return Err(SetupError::Count { expected, actual });
-        }
-    }
-    Ok(())
-}
-
-/// The `M` server ciphertexts of a reveal, paired with their server index; fails unless there
-/// is exactly one per server of the roster.
-pub(crate) fn indexed_servers<'a, C: Ciphersuite, T>(
-    roster: &Roster<C>,
-    servers: &[&'a T],
-) -> Result<Vec<(u32, &'a T)>, DcError> {
-    let m = roster.num_servers();
-    if servers.len() != m {
-        return Err(DcError::ServerCount {
-            expected: m,
-            actual: servers.len(),
-        });
-    }
-    Ok(servers
-        .iter()
-        .enumerate()
-        .map(|(j, s)| (j as u32, *s))
-        .collect())
 }

@@ -1,10 +1,11 @@
 //! Pieces shared by the ElGamal-style and pairing-based suites' direct APIs: the slot/round a
 //! ciphertext belongs to, the participant roles that errors name, the suites' typed errors
-//! (mapped to [`crate::DcError`] by the [`crate::Ciphersuite`] implementations) and a validating
-//! wire reader.
+//! (mapped to [`crate::DcError`] by the [`crate::Ciphersuite`] implementations) and reading
+//! proofs with the shared codec.
 
 use thiserror::Error;
-use verdict_group::{Group, Scalar};
+use verdict_group::Group;
+use verdict_group::codec::Reader;
 use verdict_nizk::{Context, DecodeError, Encoded, Proof, Shape};
 
 /// Which slot of which round of which session a ciphertext belongs to, and its size in group
@@ -196,63 +197,13 @@ pub(crate) fn accepted_set_bytes(ids: impl IntoIterator<Item = u32>) -> Vec<u8> 
     ids.into_iter().flat_map(u32::to_le_bytes).collect()
 }
 
-/// Reads fixed-size fields from untrusted bytes, validating each; never panics.
-pub(crate) struct Reader<'a> {
-    buf: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn new(buf: &'a [u8]) -> Self {
-        Self { buf }
-    }
-
-    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
-        if self.buf.len() < n {
-            return Err(DecodeError::Truncated {
-                needed: n,
-                available: self.buf.len(),
-            });
-        }
-        let (head, tail) = self.buf.split_at(n);
-        self.buf = tail;
-        Ok(head)
-    }
-
-    /// `n` validated points (the identity is accepted: it is a group element).
-    pub(crate) fn points<G: Group>(
-        &mut self,
-        n: usize,
-        field: &'static str,
-    ) -> Result<Vec<Encoded<G>>, DecodeError> {
-        (0..n)
-            .map(|_| {
-                Encoded::from_bytes(self.take(G::ENCODED_LEN)?)
-                    .map_err(|source| DecodeError::Field { field, source })
-            })
-            .collect()
-    }
-
-    pub(crate) fn scalar<S: Scalar>(&mut self, field: &'static str) -> Result<S, DecodeError> {
-        S::from_bytes(self.take(S::ENCODED_LEN)?)
-            .map_err(|source| DecodeError::Field { field, source })
-    }
-
-    pub(crate) fn proof<G: Group, H: Group<Scalar = G::Scalar>>(
-        &mut self,
-        shape: Shape,
-    ) -> Result<Proof<G, H>, DecodeError> {
-        Proof::from_bytes(self.take(shape.encoded_len::<G, H>())?, shape)
-    }
-
-    pub(crate) fn finish(self) -> Result<(), DecodeError> {
-        if self.buf.is_empty() {
-            Ok(())
-        } else {
-            Err(DecodeError::TrailingBytes {
-                extra: self.buf.len(),
-            })
-        }
-    }
+/// Reads a proof of `shape` from `rd`: exactly its encoded length is taken first (a short
+/// input is truncated whatever its content), then every point and scalar is validated.
+pub(crate) fn read_proof<G: Group, H: Group<Scalar = G::Scalar>>(
+    rd: &mut Reader<'_>,
+    shape: Shape,
+) -> Result<Proof<G, H>, DecodeError> {
+    Proof::from_bytes(rd.raw(shape.encoded_len::<G, H>())?, shape)
 }
 
 impl SuiteError {
@@ -299,10 +250,10 @@ impl SuiteError {
     }
 }
 
-/// `verdict-nizk` decoding errors as the crate's [`crate::WireError`].
-pub(crate) fn wire_error(e: DecodeError) -> crate::WireError {
+/// `verdict-nizk` decoding errors as the crate's [`crate::DcDecodeError`].
+pub(crate) fn wire_error(e: DecodeError) -> crate::DcDecodeError {
     match e {
-        DecodeError::Field { field, source } => crate::WireError::Field { field, source },
-        other => crate::WireError::Proof(other),
+        DecodeError::Field { field, source } => crate::DcDecodeError::Field { field, source },
+        other => crate::DcDecodeError::Proof(other),
     }
 }

@@ -14,11 +14,13 @@
 //! canonical encodings followed by the proof's. Decoders check the exact length, validate
 //! every element, commitment and scalar, and never panic.
 
+use verdict_group::codec::Reader;
 use verdict_group::{Group, Scalar};
+use verdict_nizk::wire::ReaderExt;
 use verdict_nizk::{DecodeError, Encoded, OrProof, Proof, Shape};
 
-use crate::error::WireError;
-use crate::verifiable::{Culprit, Reader, SlotParams, SuiteError, wire_error};
+use crate::error::DcDecodeError;
+use crate::verifiable::{Culprit, SlotParams, SuiteError, read_proof, wire_error};
 
 /// The shape of a (vector-)DLEQ proof: one commitment in each group, one response.
 pub(crate) const DLEQ_SHAPE: Shape = Shape {
@@ -45,9 +47,9 @@ pub(crate) fn decode_exact<T>(
     expected: usize,
     bytes: &[u8],
     decode: impl FnOnce(Reader<'_>) -> Result<T, DecodeError>,
-) -> Result<T, WireError> {
+) -> Result<T, DcDecodeError> {
     if bytes.len() != expected {
-        return Err(WireError::Length {
+        return Err(DcDecodeError::Length {
             expected,
             actual: bytes.len(),
         });
@@ -100,8 +102,8 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> WireProof for OrProof<G, H> {
     fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut rd = Reader::new(bytes);
         let c0 = rd.scalar::<G::Scalar>("challenge")?;
-        let p0 = rd.proof::<G, H>(DLEQ_SHAPE)?;
-        let p1 = rd.proof::<G, H>(SCHNORR_SHAPE)?;
+        let p0 = read_proof::<G, H>(&mut rd, DLEQ_SHAPE)?;
+        let p1 = read_proof::<G, H>(&mut rd, SCHNORR_SHAPE)?;
         rd.finish()?;
         Ok(OrProof::from_parts(vec![c0], vec![p0, p1]))
     }
@@ -160,12 +162,12 @@ impl<H: Group, P: WireProof> Proven<H, P> {
         })
     }
     /// Decodes exactly [`Self::encoded_len`]`(l)` bytes.
-    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, WireError> {
+    pub fn decode(l: usize, bytes: &[u8]) -> Result<Self, DcDecodeError> {
         decode_exact(Self::encoded_len(l), bytes, |rd| Self::read(rd, l))
     }
     fn read(mut rd: Reader<'_>, l: usize) -> Result<Self, DecodeError> {
-        let elements = rd.points::<H>(l, "element")?;
-        let proof = P::decode(rd.take(P::encoded_len())?)?;
+        let elements = rd.encoded_list::<H>("element", l)?;
+        let proof = P::decode(rd.raw(P::encoded_len())?)?;
         rd.finish()?;
         Ok(Self { elements, proof })
     }

@@ -43,15 +43,14 @@ use core::marker::PhantomData;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, Ristretto255};
-use verdict_nizk::{Encoded, Signature, SigningKey, VerifyingKey};
+use verdict_nizk::{Encoded, Signature, SigningKey};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::dh::{DhReveal, dh_value};
-use crate::error::{DcError, SetupError, WireError};
+use crate::error::{DcDecodeError, DcError, SetupError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
-use crate::suite::{
-    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted, combine_no_setup,
-};
+use crate::shared::combine_no_setup;
+use crate::suite::{Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted};
 
 const PAIR_CONTEXT: &str = "verdict-dcnet xor pair v1";
 /// Domain of the owner's frame signature (a `verdict_nizk` signature domain: no other message
@@ -223,9 +222,9 @@ impl<G: Group> Xor<G> {
         HEADER_LEN + len + Self::SIGNATURE_LEN
     }
 
-    fn check_len(len: usize) -> Result<(), WireError> {
+    fn check_len(len: usize) -> Result<(), DcDecodeError> {
         if len > MAX_SLOT_LEN {
-            Err(WireError::CapacityTooLarge)
+            Err(DcDecodeError::CapacityTooLarge)
         } else {
             Ok(())
         }
@@ -296,7 +295,7 @@ impl<G: Group> Xor<G> {
     ) -> Result<bool, DcError> {
         let key = state
             .keys
-            .get(server.0 as usize)
+            .get(server.index())
             .ok_or(DcError::UnknownServer { server })?;
         Self::stream_bit(key, session.id(), slot, bit)
     }
@@ -312,7 +311,7 @@ impl<G: Group> Xor<G> {
     ) -> Result<bool, DcError> {
         let key = state
             .keys
-            .get(client.0 as usize)
+            .get(client.index())
             .ok_or(DcError::UnknownClient { client })?;
         Self::stream_bit(key, session.id(), slot, bit)
     }
@@ -330,13 +329,9 @@ impl<G: Group> Ciphersuite for Xor<G> {
     // Version 2: frames are signed by the slot's pseudonym key (version 1: an unkeyed tag that
     // anyone could compute); the frame length and contents differ, so the version does too.
     const ID: SuiteId = SuiteId::new("xor", G::NAME, 2);
-    const VERIFIABLE: bool = false;
     const EAGER_ONLY: bool = false;
 
-    type SecretKey = SigningKey<G>;
-    type PublicKey = VerifyingKey<G>;
-    type PseudonymSecretKey = SigningKey<G>;
-    type PseudonymPublicKey = VerifyingKey<G>;
+    type KeyGroup = G;
     type ClientSetup = ();
     type ServerSetup = ();
     type SessionPublic = ();
@@ -461,7 +456,7 @@ impl<G: Group> Ciphersuite for Xor<G> {
             .map(|c| {
                 state
                     .keys
-                    .get(c.0 as usize)
+                    .get(c.index())
                     .ok_or(DcError::UnknownClient { client: *c })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -551,10 +546,10 @@ impl<G: Group> Ciphersuite for Xor<G> {
         ct.bytes.clone()
     }
 
-    fn decode_client_ciphertext(len: usize, bytes: &[u8]) -> Result<XorCiphertext, WireError> {
+    fn decode_client_ciphertext(len: usize, bytes: &[u8]) -> Result<XorCiphertext, DcDecodeError> {
         Self::check_len(len)?;
         if bytes.len() != Self::frame_len(len) {
-            return Err(WireError::Length {
+            return Err(DcDecodeError::Length {
                 expected: Self::frame_len(len),
                 actual: bytes.len(),
             });
@@ -568,7 +563,7 @@ impl<G: Group> Ciphersuite for Xor<G> {
         ct.bytes.clone()
     }
 
-    fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<XorCiphertext, WireError> {
+    fn decode_server_ciphertext(len: usize, bytes: &[u8]) -> Result<XorCiphertext, DcDecodeError> {
         Self::decode_client_ciphertext(len, bytes)
     }
 }

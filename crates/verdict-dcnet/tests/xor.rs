@@ -9,6 +9,22 @@ use verdict_dcnet::{
 };
 use verdict_group::{Group, Ristretto255};
 
+/// Compiles only if the (concrete) suite type does not implement [`verdict_dcnet::Verifiable`]:
+/// with an implementation, both impls of `NotVerifiable` apply and the inferred parameter of
+/// `check` is ambiguous, a compile error.
+macro_rules! assert_not_verifiable {
+    ($suite:ty) => {{
+        trait NotVerifiable<A> {
+            fn check() {}
+        }
+        impl<T: ?Sized> NotVerifiable<()> for T {}
+        #[allow(dead_code)]
+        struct IsVerifiable;
+        impl<T: ?Sized + verdict_dcnet::Verifiable> NotVerifiable<IsVerifiable> for T {}
+        <$suite as NotVerifiable<_>>::check();
+    }};
+}
+
 type X = Xor<Ristretto255>;
 
 #[test]
@@ -33,7 +49,8 @@ fn bad_input() {
 
 #[test]
 fn not_verifiable() {
-    const { assert!(!X::VERIFIABLE) };
+    // Not verifiable: `Xor` does not implement `Verifiable` (checked at compile time).
+    assert_not_verifiable!(X);
     // Version 2: frames carry the slot's pseudonym signature (64 bytes on ristretto255).
     assert_eq!(X::ID.to_string(), "verdict/xor/ristretto255/v2");
     assert_eq!(X::SIGNATURE_LEN, 64);

@@ -4,6 +4,7 @@
 #[macro_use]
 mod ops;
 
+pub mod codec;
 pub mod error;
 pub mod fixed_base;
 pub mod framing;
@@ -13,7 +14,6 @@ mod traits;
 
 pub mod bls12_381;
 pub mod p256;
-mod p256_ct;
 pub mod ristretto255;
 
 #[cfg(feature = "testing")]
@@ -23,6 +23,7 @@ pub mod testing;
 #[doc = include_str!("../docs/notes-group.md")]
 pub mod notes {}
 
+pub use codec::CodecError;
 pub use error::{DecodeError, EmbedError, FrameError, GroupError};
 pub use secret::SecretScalar;
 pub use traits::{FixedBaseTable, Group, MessageGroup, Scalar};

@@ -230,6 +230,9 @@ impl Group for Point {
             points.iter().map(|p| &p.0),
         )))
     }
+    fn mul_many_vartime(&self, scalars: &[Scalar]) -> Vec<Self> {
+        crate::fixed_base::mul_many_vartime(self, scalars)
+    }
     fn precompute(&self) -> Table {
         Table {
             base: *self,

@@ -163,13 +163,13 @@ pub trait Group:
     }
     /// `sᵢ · self` for every scalar, for **public** scalars (variable time).
     ///
-    /// One base and many scalars: the default builds a signed-digit window table sized to the
-    /// batch, one row at a time ([`crate::fixed_base::mul_many_vartime`]), which needs about
-    /// `256/w + 1` additions per scalar for a window of `w` bits (`w = 8` at 1,024 scalars)
-    /// instead of a full multiplication each.
-    fn mul_many_vartime(&self, scalars: &[Self::Scalar]) -> Vec<Self> {
-        crate::fixed_base::mul_many_vartime(self, scalars)
-    }
+    /// One base and many scalars: every backend here forwards to the generic
+    /// [`crate::fixed_base::mul_many_vartime`], which builds a signed-digit window table sized
+    /// to the batch, one row at a time, and needs about `256/w + 1` additions per scalar for a
+    /// window of `w` bits (`w = 8` at 1,024 scalars) instead of a full multiplication each.
+    /// (It is not a default method so that this module, which defines the traits, does not
+    /// depend on the algorithms written against them.)
+    fn mul_many_vartime(&self, scalars: &[Self::Scalar]) -> Vec<Self>;
     /// Precomputes a table for repeated multiplication of `self` by different scalars.
     fn precompute(&self) -> Self::Table;
 

@@ -6,6 +6,7 @@
 //! points the prover computes are encoded once. [`Encoded`] carries both so that no point is
 //! ever encoded twice.
 
+use verdict_group::codec::{CodecError, Reader};
 use verdict_group::{DecodeError, Group};
 use zeroize::Zeroize;
 
@@ -85,6 +86,29 @@ impl<G: Group> Encoded<G> {
         Ok(Self {
             point: G::from_bytes_nonidentity(bytes)?,
             bytes: bytes.into(),
+        })
+    }
+
+    /// Reads and validates the next encoding from `r` (see [`crate::wire::ReaderExt`]).
+    pub(crate) fn read(r: &mut Reader<'_>, field: &'static str) -> Result<Self, CodecError> {
+        let offset = r.offset();
+        Self::from_bytes(r.raw(G::ENCODED_LEN)?).map_err(|source| CodecError::Invalid {
+            field,
+            offset,
+            source,
+        })
+    }
+
+    /// Reads and validates the next encoding from `r`, rejecting the identity.
+    pub(crate) fn read_nonidentity(
+        r: &mut Reader<'_>,
+        field: &'static str,
+    ) -> Result<Self, CodecError> {
+        let offset = r.offset();
+        Self::from_bytes_nonidentity(r.raw(G::ENCODED_LEN)?).map_err(|source| CodecError::Invalid {
+            field,
+            offset,
+            source,
         })
     }
 

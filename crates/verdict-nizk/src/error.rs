@@ -2,6 +2,7 @@
 //! failure surfaces as one of these.
 
 use thiserror::Error;
+use verdict_group::codec::CodecError;
 
 /// Why a proof or signature does not verify.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
@@ -87,6 +88,25 @@ pub enum DecodeError {
         /// The encoded value.
         actual: usize,
     },
+    /// Another framing error of the shared codec (a tag or a count prefix), which this
+    /// crate's own encodings do not have but an encoding that embeds them may.
+    #[error(transparent)]
+    Codec(CodecError),
+}
+
+/// The shared codec's errors in this crate's terms: truncation, trailing bytes and invalid
+/// fields keep their own variants (without the offsets), the rest is [`DecodeError::Codec`].
+impl From<CodecError> for DecodeError {
+    fn from(e: CodecError) -> Self {
+        match e {
+            CodecError::Truncated {
+                needed, available, ..
+            } => Self::Truncated { needed, available },
+            CodecError::TrailingBytes { extra, .. } => Self::TrailingBytes { extra },
+            CodecError::Invalid { field, source, .. } => Self::Field { field, source },
+            other => Self::Codec(other),
+        }
+    }
 }
 
 /// Batch verification failed; `invalid` lists exactly the indices (in insertion order) of the

@@ -9,7 +9,7 @@ pub mod relation;
 pub mod sig;
 pub mod statements;
 pub mod transcript;
-mod wire;
+pub mod wire;
 
 /// Design notes: notation, statements, transcript layout, batching and its soundness error,
 /// constant-time properties.

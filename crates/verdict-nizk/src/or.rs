@@ -2,13 +2,13 @@
 //! and simulates the others.
 
 use rand_core::{CryptoRng, RngCore};
+use verdict_group::codec::Reader;
 use verdict_group::{Group, Scalar};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{DecodeError, RelationError, VerifyError};
 use crate::relation::{LinearForm, Pending, Proof, Shape, Statement};
 use crate::transcript::Transcript;
-use crate::wire::Reader;
 
 /// `S_1 ∨ S_2 ∨ … ∨ S_n` over statements in `G` (and `H`).
 ///

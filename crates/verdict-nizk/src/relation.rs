@@ -11,13 +11,13 @@
 //! what makes batch verification ([`crate::BatchVerifier`]) one multi-scalar multiplication.
 
 use rand_core::{CryptoRng, RngCore};
+use verdict_group::codec::{CodecError, Reader};
 use verdict_group::{Group, Scalar};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::encoded::Encoded;
 use crate::error::{DecodeError, RelationError, VerifyError};
 use crate::transcript::Transcript;
-use crate::wire::Reader;
 
 /// A public point, or a public linear combination `Σ w_k P_k` kept unevaluated so that a
 /// verifier can expand it into its multi-scalar multiplication (and merge common `P_k` across
@@ -168,12 +168,14 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Proof<G, H> {
         out
     }
 
-    pub(crate) fn read_from(r: &mut Reader<'_>, shape: Shape) -> Result<Self, DecodeError> {
+    /// Reads a proof of `shape` (see [`crate::wire::ReaderExt::proof`]); every point and scalar
+    /// is validated, in order.
+    pub(crate) fn read_from(r: &mut Reader<'_>, shape: Shape) -> Result<Self, CodecError> {
         let commitments_g = (0..shape.commitments_g)
-            .map(|_| r.point::<G>("commitment"))
+            .map(|_| Encoded::read(r, "commitment"))
             .collect::<Result<_, _>>()?;
         let commitments_h = (0..shape.commitments_h)
-            .map(|_| r.point::<H>("commitment"))
+            .map(|_| Encoded::read(r, "commitment"))
             .collect::<Result<_, _>>()?;
         let responses = (0..shape.responses)
             .map(|_| r.scalar::<G::Scalar>("response"))

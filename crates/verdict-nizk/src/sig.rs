@@ -2,6 +2,7 @@
 //! secret key, bound to a context — the rogue-key defence).
 
 use rand_core::{CryptoRng, RngCore};
+use verdict_group::codec::Reader;
 use verdict_group::{Group, Scalar, SecretScalar};
 use zeroize::Zeroize;
 
@@ -12,7 +13,6 @@ use crate::error::{DecodeError, VerifyError};
 use crate::relation::{Check, Pending, Proof, Statement};
 use crate::statements::Schnorr;
 use crate::transcript::Transcript;
-use crate::wire::Reader;
 
 /// Protocol label of signature transcripts.
 const SIGNATURE_PROTOCOL: &[u8] = b"verdict-nizk schnorr signature v1";
@@ -51,7 +51,7 @@ impl<G: Group> VerifyingKey<G> {
     /// Decodes and validates a public key (rejects the identity and trailing bytes).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes);
-        let point = r.point_nonidentity::<G>("public key")?;
+        let point = Encoded::read_nonidentity(&mut r, "public key")?;
         r.finish()?;
         Ok(Self { point })
     }
@@ -176,7 +176,7 @@ impl<G: Group> Signature<G> {
     /// Decodes and validates (`R` must not be the identity; `s` canonical; no trailing bytes).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(bytes);
-        let point = r.point_nonidentity::<G>("nonce commitment")?;
+        let point = Encoded::read_nonidentity(&mut r, "nonce commitment")?;
         let s = r.scalar::<G::Scalar>("signature scalar")?;
         r.finish()?;
         Ok(Self { r: point, s })

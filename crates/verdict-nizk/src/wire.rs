@@ -1,60 +1,70 @@
-//! Canonical byte layouts: a bounds-checked reader that validates every field.
+//! Reading this crate's types with the shared codec ([`verdict_group::codec::Reader`]):
+//! encoded points (which keep the bytes they were read from, for transcripts) and proofs of a
+//! known [`Shape`].
+//!
+//! The crates above (the DC-net suites, the shuffles) decode ciphertexts that embed proofs
+//! with the same reader and [`ReaderExt`], so a proof inside a ciphertext is validated exactly
+//! like a proof on its own.
 
-use verdict_group::{Group, Scalar};
+use verdict_group::Group;
+use verdict_group::codec::{CodecError, Reader};
 
 use crate::encoded::Encoded;
-use crate::error::DecodeError;
+use crate::relation::{Proof, Shape};
 
-/// Reads fixed-size fields from untrusted bytes; never panics.
-pub(crate) struct Reader<'a> {
-    buf: &'a [u8],
+/// [`Reader`] methods for [`Encoded`] points and [`Proof`]s.
+pub trait ReaderExt<'a> {
+    /// A validated point with its encoding (the identity is accepted: it is a group element).
+    fn encoded<G: Group>(&mut self, field: &'static str) -> Result<Encoded<G>, CodecError>;
+    /// A validated point other than the identity, with its encoding.
+    fn encoded_nonidentity<G: Group>(
+        &mut self,
+        field: &'static str,
+    ) -> Result<Encoded<G>, CodecError>;
+    /// `n` validated points with their encodings, read in order: the first missing or invalid
+    /// one is the error.
+    fn encoded_list<G: Group>(
+        &mut self,
+        field: &'static str,
+        n: usize,
+    ) -> Result<Vec<Encoded<G>>, CodecError>;
+    /// A proof of `shape`: its commitments in `G`, then in `H`, then its responses, each
+    /// validated.
+    fn proof<G: Group, H: Group<Scalar = G::Scalar>>(
+        &mut self,
+        shape: Shape,
+    ) -> Result<Proof<G, H>, CodecError>;
 }
 
-impl<'a> Reader<'a> {
-    pub(crate) fn new(buf: &'a [u8]) -> Self {
-        Self { buf }
+impl<'a> ReaderExt<'a> for Reader<'a> {
+    fn encoded<G: Group>(&mut self, field: &'static str) -> Result<Encoded<G>, CodecError> {
+        Encoded::read(self, field)
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
-        if self.buf.len() < n {
-            return Err(DecodeError::Truncated {
-                needed: n,
-                available: self.buf.len(),
-            });
-        }
-        let (head, tail) = self.buf.split_at(n);
-        self.buf = tail;
-        Ok(head)
-    }
-
-    pub(crate) fn point<G: Group>(
+    fn encoded_nonidentity<G: Group>(
         &mut self,
         field: &'static str,
-    ) -> Result<Encoded<G>, DecodeError> {
-        Encoded::from_bytes(self.take(G::ENCODED_LEN)?)
-            .map_err(|source| DecodeError::Field { field, source })
+    ) -> Result<Encoded<G>, CodecError> {
+        Encoded::read_nonidentity(self, field)
     }
 
-    pub(crate) fn point_nonidentity<G: Group>(
+    fn encoded_list<G: Group>(
         &mut self,
         field: &'static str,
-    ) -> Result<Encoded<G>, DecodeError> {
-        Encoded::from_bytes_nonidentity(self.take(G::ENCODED_LEN)?)
-            .map_err(|source| DecodeError::Field { field, source })
-    }
-
-    pub(crate) fn scalar<S: Scalar>(&mut self, field: &'static str) -> Result<S, DecodeError> {
-        S::from_bytes(self.take(S::ENCODED_LEN)?)
-            .map_err(|source| DecodeError::Field { field, source })
-    }
-
-    pub(crate) fn finish(self) -> Result<(), DecodeError> {
-        if self.buf.is_empty() {
-            Ok(())
-        } else {
-            Err(DecodeError::TrailingBytes {
-                extra: self.buf.len(),
-            })
+        n: usize,
+    ) -> Result<Vec<Encoded<G>>, CodecError> {
+        // Reserve no more than the input can hold, whatever `n` the caller passes.
+        let mut out = Vec::with_capacity(n.min(self.remaining() / G::ENCODED_LEN.max(1)));
+        for _ in 0..n {
+            out.push(Encoded::read(self, field)?);
         }
+        Ok(out)
+    }
+
+    fn proof<G: Group, H: Group<Scalar = G::Scalar>>(
+        &mut self,
+        shape: Shape,
+    ) -> Result<Proof<G, H>, CodecError> {
+        Proof::read_from(self, shape)
     }
 }

@@ -6,26 +6,19 @@ use verdict_dcnet::elgamal::ElGamal;
 use verdict_dcnet::pairing::{ChunkWidth, Pairing};
 use verdict_dcnet::xor::{XorCiphertext, XorClientState, XorServerState};
 use verdict_dcnet::{
-    Aggregating, Ciphersuite, ClientId, DcError, DhReveal, HashingGenerator, Liar, PreparedSlot,
-    Roster, ServerId, Session, SlotRound, Verifiable, WireError, Xor,
+    Aggregating, Ciphersuite, ClientId, DcDecodeError, DcError, DhReveal, HashingGenerator, Liar,
+    PreparedSlot, Roster, ServerId, Session, SlotRound, Verifiable, Xor,
 };
 use verdict_group::bls12_381::G2;
 use verdict_group::{Group, MessageGroup};
-use verdict_nizk::{SigningKey, VerifyingKey};
+use verdict_nizk::SigningKey;
 
 use crate::slot::{OpenSlot, SlotKind};
 
 /// A verifiable suite the protocol can run: its long-term and pseudonym keys are Schnorr keys
 /// in one group [`ProtoSuite::G`], which is also the group of the pseudonym shuffle, of message
 /// signatures and (in hybrid mode) of the XOR suite's Diffie–Hellman keys.
-pub trait ProtoSuite:
-    Verifiable<
-        SecretKey = SigningKey<Self::G>,
-        PublicKey = VerifyingKey<Self::G>,
-        PseudonymSecretKey = SigningKey<Self::G>,
-        PseudonymPublicKey = VerifyingKey<Self::G>,
-    >
-{
+pub trait ProtoSuite: Verifiable<KeyGroup = Self::G> {
     /// The key group.
     type G: Group;
 
@@ -85,7 +78,7 @@ pub trait ProtoSuite:
     fn encode_aggregate(aggregate: &Self::Aggregate) -> Vec<u8>;
 
     /// See `verdict_dcnet::Aggregating::decode_aggregate`.
-    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<Self::Aggregate, WireError>;
+    fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<Self::Aggregate, DcDecodeError>;
 
     /// Set-up dispute, step 1: server `server` provably reveals its Diffie–Hellman value with
     /// `client` (DLEQ proof), which settles whether the pair's published commitments are right.
@@ -171,7 +164,7 @@ macro_rules! aggregating {
             <Self as Aggregating>::encode_aggregate(aggregate)
         }
 
-        fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<Self::Aggregate, WireError> {
+        fn decode_aggregate(len: usize, bytes: &[u8]) -> Result<Self::Aggregate, DcDecodeError> {
             <Self as Aggregating>::decode_aggregate(len, bytes)
         }
     };
@@ -262,11 +255,11 @@ impl<G: MessageGroup> ProtoSuite for ElGamal<G> {
         Vec::new()
     }
 
-    fn decode_aggregate(_: usize, bytes: &[u8]) -> Result<(), WireError> {
+    fn decode_aggregate(_: usize, bytes: &[u8]) -> Result<(), DcDecodeError> {
         if bytes.is_empty() {
             Ok(())
         } else {
-            Err(WireError::Length {
+            Err(DcDecodeError::Length {
                 expected: 0,
                 actual: bytes.len(),
             })

@@ -90,10 +90,10 @@ impl<G: Group> CiphertextList<G> {
 
     /// Decodes and validates `n` ciphertexts (exactly `2·n·G::ENCODED_LEN` bytes; every point
     /// must be a valid group element; the identity is allowed).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, crate::WireError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, crate::ShuffleDecodeError> {
         let len = G::ENCODED_LEN;
         if bytes.len() % (2 * len) != 0 {
-            return Err(crate::WireError::Truncated {
+            return Err(crate::ShuffleDecodeError::Truncated {
                 offset: bytes.len() - bytes.len() % (2 * len),
                 needed: 2 * len - bytes.len() % (2 * len),
             });
@@ -102,7 +102,7 @@ impl<G: Group> CiphertextList<G> {
         for (i, pair) in bytes.chunks_exact(2 * len).enumerate() {
             let point = |j: usize| {
                 G::from_bytes(&pair[j * len..(j + 1) * len]).map_err(|source| {
-                    crate::WireError::Element {
+                    crate::ShuffleDecodeError::Element {
                         what: "ciphertext",
                         offset: (2 * i + j) * len,
                         source,

@@ -2,6 +2,7 @@
 
 use thiserror::Error;
 use verdict_group::DecodeError;
+use verdict_group::codec::CodecError;
 
 /// Which check of a shuffle proof failed (reported by the equation-by-equation verifier).
 ///
@@ -71,10 +72,10 @@ pub enum ShuffleError {
     },
 }
 
-/// Why bytes are not a valid wire message.
+/// Why bytes are not a valid shuffle proof, ciphertext list or key-shuffle message.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
-pub enum WireError {
+pub enum ShuffleDecodeError {
     /// The message ended early.
     #[error("truncated message: needed {needed} more bytes at offset {offset}")]
     Truncated {
@@ -110,6 +111,38 @@ pub enum WireError {
         /// Why it was rejected.
         source: DecodeError,
     },
+    /// Another framing error of the shared codec, which these formats do not produce today.
+    #[error(transparent)]
+    Codec(CodecError),
+}
+
+/// The shared codec's errors in this crate's terms (`needed` counts the missing bytes).
+impl From<CodecError> for ShuffleDecodeError {
+    fn from(e: CodecError) -> Self {
+        match e {
+            CodecError::Truncated {
+                offset,
+                needed,
+                available,
+            } => Self::Truncated {
+                offset,
+                needed: needed - available,
+            },
+            CodecError::TrailingBytes { extra, .. } => Self::TrailingBytes { extra },
+            CodecError::BadTag { .. } => Self::BadTag,
+            CodecError::Count { count, max, .. } => Self::BadLength { len: count, max },
+            CodecError::Invalid {
+                field,
+                offset,
+                source,
+            } => Self::Element {
+                what: field,
+                offset,
+                source,
+            },
+            other => Self::Codec(other),
+        }
+    }
 }
 
 /// Why a step of the pseudonym-key shuffle was rejected. Every variant names the culprit.
@@ -155,7 +188,7 @@ pub enum KeyShuffleError {
         /// Who sent it (e.g. `"server 2"`, `"client 7"`).
         party: String,
         /// Why.
-        source: WireError,
+        source: ShuffleDecodeError,
     },
     /// The parameters are unusable (fewer than 2 clients, no servers, identity keys).
     #[error("invalid parameters: {0}")]

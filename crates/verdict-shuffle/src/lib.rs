@@ -15,7 +15,7 @@ mod util;
 pub mod wire;
 
 pub use elgamal::{Ciphertext, CiphertextList, KeyPair, joint_key};
-pub use error::{Check, KeyShuffleError, ShuffleError, WireError};
+pub use error::{Check, KeyShuffleError, ShuffleDecodeError, ShuffleError};
 pub use keyshuffle::{KeyShuffle, KeyShuffleParams, Phase};
 pub use shuffle::{
     ShuffleProof, ShuffleStatement, ShuffleWitness, prove, shuffle, verify, verify_each,

@@ -10,126 +10,12 @@
 //! | [`ShuffleProof`] for `n` | `Γ ‖ A[n] ‖ C[n] ‖ U[n] ‖ W[n] ‖ Λ₁ ‖ Λ₂ ‖ D[n] ‖ Θ[2n] ‖ σ[n] ‖ τ ‖ α[2n−1]` |
 //! | [`CiphertextList`](crate::CiphertextList) | `X₁ ‖ Y₁ ‖ … ‖ X_n ‖ Y_n` |
 
-use verdict_group::{DecodeError, Group, Scalar};
+use verdict_group::codec::Reader;
+use verdict_group::{Group, Scalar};
 
-use crate::error::WireError;
+use crate::error::ShuffleDecodeError;
 use crate::shuffle::ShuffleProof;
 use crate::simple::SimpleShuffleProof;
-
-/// A bounds-checked cursor over a message.
-pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, pos: 0 }
-    }
-
-    pub(crate) fn take(&mut self, len: usize) -> Result<&'a [u8], WireError> {
-        let rest = &self.bytes[self.pos..];
-        if rest.len() < len {
-            return Err(WireError::Truncated {
-                offset: self.pos,
-                needed: len - rest.len(),
-            });
-        }
-        let out = &rest[..len];
-        self.pos += len;
-        Ok(out)
-    }
-
-    pub(crate) fn offset(&self) -> usize {
-        self.pos
-    }
-
-    pub(crate) fn tag(&mut self, tag: &[u8; 4]) -> Result<(), WireError> {
-        if self.take(4)? == tag {
-            Ok(())
-        } else {
-            Err(WireError::BadTag)
-        }
-    }
-
-    pub(crate) fn u32(&mut self) -> Result<u32, WireError> {
-        let mut b = [0u8; 4];
-        b.copy_from_slice(self.take(4)?);
-        Ok(u32::from_le_bytes(b))
-    }
-
-    fn element_err(what: &'static str, offset: usize) -> impl Fn(DecodeError) -> WireError {
-        move |source| WireError::Element {
-            what,
-            offset,
-            source,
-        }
-    }
-
-    pub(crate) fn point<G: Group>(&mut self, what: &'static str) -> Result<G, WireError> {
-        let offset = self.pos;
-        G::from_bytes(self.take(G::ENCODED_LEN)?).map_err(Self::element_err(what, offset))
-    }
-
-    pub(crate) fn point_nonidentity<G: Group>(
-        &mut self,
-        what: &'static str,
-    ) -> Result<G, WireError> {
-        let offset = self.pos;
-        G::from_bytes_nonidentity(self.take(G::ENCODED_LEN)?)
-            .map_err(Self::element_err(what, offset))
-    }
-
-    /// `n` points, returned with their encodings.
-    pub(crate) fn points<G: Group>(
-        &mut self,
-        what: &'static str,
-        n: usize,
-    ) -> Result<(Vec<G>, &'a [u8]), WireError> {
-        let start = self.pos;
-        let len = n.checked_mul(G::ENCODED_LEN).ok_or(WireError::BadLength {
-            len: n as u64,
-            max: (usize::MAX / G::ENCODED_LEN) as u64,
-        })?;
-        let bytes = self.take(len)?;
-        let pts = bytes
-            .chunks_exact(G::ENCODED_LEN)
-            .enumerate()
-            .map(|(i, c)| {
-                G::from_bytes(c).map_err(Self::element_err(what, start + i * G::ENCODED_LEN))
-            })
-            .collect::<Result<Vec<G>, _>>()?;
-        Ok((pts, bytes))
-    }
-
-    pub(crate) fn scalar<S: Scalar>(&mut self, what: &'static str) -> Result<S, WireError> {
-        let offset = self.pos;
-        S::from_bytes(self.take(S::ENCODED_LEN)?).map_err(Self::element_err(what, offset))
-    }
-
-    pub(crate) fn scalars<S: Scalar>(
-        &mut self,
-        what: &'static str,
-        n: usize,
-    ) -> Result<Vec<S>, WireError> {
-        (0..n).map(|_| self.scalar(what)).collect()
-    }
-
-    pub(crate) fn rest(&mut self) -> &'a [u8] {
-        let out = &self.bytes[self.pos..];
-        self.pos = self.bytes.len();
-        out
-    }
-
-    pub(crate) fn finish(self) -> Result<(), WireError> {
-        let extra = self.bytes.len() - self.pos;
-        if extra == 0 {
-            Ok(())
-        } else {
-            Err(WireError::TrailingBytes { extra })
-        }
-    }
-}
 
 impl<G: Group> ShuffleProof<G> {
     /// Length in bytes of the encoding of a proof for `n` elements.
@@ -160,36 +46,34 @@ impl<G: Group> ShuffleProof<G> {
 
     /// Decodes a proof for exactly `n` elements (`n ≥ 2`), validating every point and
     /// scalar, rejecting `Γ = identity` and trailing bytes.
-    pub fn from_bytes(bytes: &[u8], n: usize) -> Result<Self, WireError> {
+    pub fn from_bytes(bytes: &[u8], n: usize) -> Result<Self, ShuffleDecodeError> {
         let mut r = Reader::new(bytes);
         let p = Self::read_from(&mut r, n)?;
         r.finish()?;
         Ok(p)
     }
 
-    pub(crate) fn read_from(r: &mut Reader<'_>, n: usize) -> Result<Self, WireError> {
+    pub(crate) fn read_from(r: &mut Reader<'_>, n: usize) -> Result<Self, ShuffleDecodeError> {
         if n < 2 {
-            return Err(WireError::BadLength {
+            return Err(ShuffleDecodeError::BadLength {
                 len: n as u64,
                 max: u32::MAX as u64,
             });
         }
         let start = r.offset();
         let gamma = r.point_nonidentity::<G>("Γ")?;
-        let (a, _) = r.points::<G>("A", n)?;
-        let (c, _) = r.points::<G>("C", n)?;
-        let (u, _) = r.points::<G>("U", n)?;
-        let (w, _) = r.points::<G>("W", n)?;
+        let a = r.points::<G>("A", n)?;
+        let c = r.points::<G>("C", n)?;
+        let u = r.points::<G>("U", n)?;
+        let w = r.points::<G>("W", n)?;
         let lambda1 = r.point::<G>("Λ₁")?;
         let lambda2 = r.point::<G>("Λ₂")?;
-        let first_len = r.offset() - start;
-        let (d, d_enc) = r.points::<G>("D", n)?;
-        let (theta, theta_enc) = r.points::<G>("Θ", 2 * n)?;
+        let first_enc = r.since(start).to_vec();
+        let (d, d_enc) = r.points_with_bytes::<G>("D", n)?;
+        let (theta, theta_enc) = r.points_with_bytes::<G>("Θ", 2 * n)?;
         let sigma = r.scalars("σ", n)?;
         let tau = r.scalar("τ")?;
         let alpha = r.scalars("α", 2 * n - 1)?;
-        // Keep the first move's (validated) bytes: they are what the transcript absorbs.
-        let first_enc = r.bytes[start..start + first_len].to_vec();
         Ok(Self {
             gamma,
             a,
@@ -223,15 +107,15 @@ impl<G: Group> SimpleShuffleProof<G> {
     }
 
     /// Decodes a simple-shuffle proof for exactly `k ≥ 2` elements.
-    pub fn from_bytes(bytes: &[u8], k: usize) -> Result<Self, WireError> {
+    pub fn from_bytes(bytes: &[u8], k: usize) -> Result<Self, ShuffleDecodeError> {
         if k < 2 {
-            return Err(WireError::BadLength {
+            return Err(ShuffleDecodeError::BadLength {
                 len: k as u64,
                 max: u32::MAX as u64,
             });
         }
         let mut r = Reader::new(bytes);
-        let (theta, theta_enc) = r.points::<G>("Θ", 2 * k)?;
+        let (theta, theta_enc) = r.points_with_bytes::<G>("Θ", 2 * k)?;
         let alpha = r.scalars("α", 2 * k - 1)?;
         r.finish()?;
         Ok(Self {

@@ -6,8 +6,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use verdict_group::{Group, Ristretto255 as G, Scalar};
 use verdict_shuffle::{
-    Check, Ciphertext, CiphertextList, KeyPair, ProofContext, ShuffleError, ShuffleProof,
-    ShuffleStatement, SimpleStatement, WireError, prove, prove_simple, shuffle, verify,
+    Check, Ciphertext, CiphertextList, KeyPair, ProofContext, ShuffleDecodeError, ShuffleError,
+    ShuffleProof, ShuffleStatement, SimpleStatement, prove, prove_simple, shuffle, verify,
     verify_each, verify_simple, verify_simple_batched,
 };
 
@@ -207,13 +207,13 @@ fn wire_decoder_validates() {
     // truncated, trailing, wrong n
     assert!(matches!(
         ShuffleProof::<G>::from_bytes(&bytes[..bytes.len() - 1], 3),
-        Err(WireError::Truncated { .. })
+        Err(ShuffleDecodeError::Truncated { .. })
     ));
     let mut long = bytes.clone();
     long.push(0);
     assert!(matches!(
         ShuffleProof::<G>::from_bytes(&long, 3),
-        Err(WireError::TrailingBytes { extra: 1 })
+        Err(ShuffleDecodeError::TrailingBytes { extra: 1 })
     ));
     assert!(ShuffleProof::<G>::from_bytes(&bytes, 4).is_err());
     assert!(ShuffleProof::<G>::from_bytes(&bytes, 1).is_err());
@@ -222,7 +222,7 @@ fn wire_decoder_validates() {
     b[..32].copy_from_slice(&[0u8; 32]);
     assert!(matches!(
         ShuffleProof::<G>::from_bytes(&b, 3),
-        Err(WireError::Element { what: "Γ", .. })
+        Err(ShuffleDecodeError::Element { what: "Γ", .. })
     ));
     // invalid encodings (RFC 9496: negative s, s ≥ p, not on the curve) anywhere in the proof
     for bad in [
@@ -245,7 +245,7 @@ fn wire_decoder_validates() {
             if G::from_bytes(&bad).is_err() {
                 assert!(matches!(
                     ShuffleProof::<G>::from_bytes(&b, 3),
-                    Err(WireError::Element { .. })
+                    Err(ShuffleDecodeError::Element { .. })
                 ));
             }
         }
@@ -256,7 +256,7 @@ fn wire_decoder_validates() {
     b[at..at + 32].copy_from_slice(&[0xff; 32]);
     assert!(matches!(
         ShuffleProof::<G>::from_bytes(&b, 3),
-        Err(WireError::Element { what: "σ", .. })
+        Err(ShuffleDecodeError::Element { what: "σ", .. })
     ));
     // ciphertext lists: odd length and invalid points
     assert!(CiphertextList::<G>::from_bytes(&[0u8; 63]).is_err());

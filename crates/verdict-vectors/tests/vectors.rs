@@ -436,7 +436,7 @@ mod dcnet {
 
     fn session<C: Ciphersuite>(inp: &Value) -> Session<C> {
         let sid: [u8; 32] = unhex(&inp["id"]).try_into().expect("32-byte session id");
-        let keys = |v: &Value| -> Vec<C::PublicKey> {
+        let keys = |v: &Value| -> Vec<verdict_dcnet::PublicKey<C>> {
             hexes(v)
                 .iter()
                 .map(|b| C::decode_public_key(b).expect("public key"))

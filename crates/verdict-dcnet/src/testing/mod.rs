@@ -60,7 +60,8 @@ use rand::seq::SliceRandom;
 use rand::{CryptoRng, RngCore, SeedableRng};
 
 use crate::{
-    Ciphersuite, ClientId, DcError, PreparedSlot, Roster, ServerId, Session, SessionId, SlotRound,
+    Ciphersuite, ClientId, DcError, PreparedSlot, Roster, SecretKey, ServerId, Session, SessionId,
+    SlotRound,
 };
 
 /// The deterministic RNG of the drivers (ChaCha20), so a failure reproduces from its seed.
@@ -76,11 +77,11 @@ pub struct World<C: Ciphersuite> {
     /// The established session.
     pub session: Session<C>,
     /// Client `i`'s long-term secret key, at index `i`.
-    pub client_keys: Vec<C::SecretKey>,
+    pub client_keys: Vec<SecretKey<C>>,
     /// Server `j`'s long-term secret key, at index `j`.
-    pub server_keys: Vec<C::SecretKey>,
+    pub server_keys: Vec<SecretKey<C>>,
     /// The pseudonym secret key owning slot `s`, at index `s`.
-    pub pseudonyms: Vec<C::PseudonymSecretKey>,
+    pub pseudonyms: Vec<SecretKey<C>>,
     /// Client `i`'s state after set-up.
     pub clients: Vec<C::ClientState>,
     /// Server `j`'s state after set-up.

@@ -294,6 +294,9 @@ macro_rules! curve_group {
             fn msm(scalars: &[Scalar], points: &[Self]) -> Result<Self, GroupError> {
                 Self::msm_vartime(scalars, points)
             }
+            fn mul_many_vartime(&self, scalars: &[Scalar]) -> Vec<Self> {
+                crate::fixed_base::mul_many_vartime(self, scalars)
+            }
             fn precompute(&self) -> AffineTable<$cfg> {
                 AffineTable::new(self.0, PRECOMPUTE_WINDOW)
             }

@@ -163,6 +163,9 @@ impl Group for Gt {
     fn msm(scalars: &[Scalar], points: &[Self]) -> Result<Self, GroupError> {
         Self::msm_vartime(scalars, points)
     }
+    fn mul_many_vartime(&self, scalars: &[Scalar]) -> Vec<Self> {
+        crate::fixed_base::mul_many_vartime(self, scalars)
+    }
     fn precompute(&self) -> RadixTable<Gt> {
         RadixTable::new(self)
     }

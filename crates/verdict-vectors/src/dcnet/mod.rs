@@ -38,8 +38,8 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
 use serde_json::{Value, json};
 use verdict_dcnet::{
-    Ciphersuite, ClientId, DcError, PreparedSlot, Roster, ServerId, Session, SessionId, SlotRound,
-    Verifiable, WireError,
+    Ciphersuite, ClientId, DcDecodeError, DcError, PreparedSlot, PublicKey, Roster, SecretKey,
+    ServerId, Session, SessionId, SlotRound, Verifiable,
 };
 
 use super::{Case, Cases, VectorFile, hx, rng};
@@ -61,7 +61,7 @@ const FULL_CASE: u64 = 2;
 
 /// The stable name of a DC-net error, as used in `expected.error`.
 pub fn dc_error_name(e: &DcError) -> &'static str {
-    use verdict_dcnet::WireError as W;
+    use verdict_dcnet::DcDecodeError as W;
     match e {
         DcError::InvalidClientProof { .. } => "InvalidClientProof",
         DcError::InvalidServerProof { .. } => "InvalidServerProof",
@@ -79,7 +79,7 @@ pub fn dc_error_name(e: &DcError) -> &'static str {
 struct World<C: Ciphersuite> {
     session: Session<C>,
     json: Value,
-    pseudonyms: Vec<C::PseudonymSecretKey>,
+    pseudonyms: Vec<SecretKey<C>>,
     clients: Vec<C::ClientState>,
     servers: Vec<C::ServerState>,
 }
@@ -91,7 +91,7 @@ fn world<C: Ciphersuite>(r: &mut ChaCha20Rng) -> Option<World<C>> {
     let (client_keys, client_pks): (Vec<_>, Vec<_>) = (0..N).map(|_| C::generate_key(r)).unzip();
     let (pseudonyms, pseudonym_pks): (Vec<_>, Vec<_>) =
         (0..SLOTS).map(|_| C::generate_pseudonym(r)).unzip();
-    let keys = |ks: &[C::PublicKey]| -> Vec<String> {
+    let keys = |ks: &[PublicKey<C>]| -> Vec<String> {
         ks.iter().map(|k| hx(C::encode_public_key(k))).collect()
     };
     let mut json = json!({
@@ -172,7 +172,7 @@ impl Round {
 
 impl Round {
     /// The client ciphertexts, decoded.
-    fn decode_clients<C: Ciphersuite>(&self) -> Result<Vec<C::ClientCiphertext>, WireError> {
+    fn decode_clients<C: Ciphersuite>(&self) -> Result<Vec<C::ClientCiphertext>, DcDecodeError> {
         self.clients
             .iter()
             .map(|b| C::decode_client_ciphertext(self.slot.len, b))

@@ -4,7 +4,7 @@
 
 use rand_chacha::ChaCha20Rng;
 use serde_json::{Value, json};
-use verdict_dcnet::{Ciphersuite, DcError, PreparedSlot, SlotRound};
+use verdict_dcnet::{Ciphersuite, DcError, PreparedSlot, SecretKey, SlotRound};
 
 use super::{
     Round, World, dc_error_name, flipped, invalid, pairs, session_group, valid_rounds, world,
@@ -53,7 +53,7 @@ fn frame_of<C: Ciphersuite>(
     w: &World<C>,
     slot: SlotRound,
     i: usize,
-    pseudonym: &C::PseudonymSecretKey,
+    pseudonym: &SecretKey<C>,
     msg: &[u8],
     r: &mut ChaCha20Rng,
 ) -> Option<Vec<u8>> {

@@ -53,7 +53,8 @@ use p256_rustcrypto::{
 };
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::p256::{Point, Scalar};
+use super::point::{IDENTITY_ENCODING, Point};
+use super::scalar::{Scalar, bigint_from_be, bigint_to_be};
 use crate::traits::{FixedBaseTable, Group, Scalar as _};
 
 /// `2^256 mod p` (big-endian), the Montgomery radix of both libraries' field representation.
@@ -87,7 +88,7 @@ fn to_ct_many(points: &[Point]) -> Option<Vec<CtPoint>> {
 
 /// The canonical big-endian bytes of a field element (a branch-free Montgomery reduction).
 fn fq_bytes(x: &Fq) -> FieldBytes {
-    FieldBytes::from(crate::p256::bigint_to_be(&x.into_bigint()))
+    FieldBytes::from(bigint_to_be(&x.into_bigint()))
 }
 
 /// A canonical coordinate as an arkworks field element, without arkworks' branches: the
@@ -101,7 +102,7 @@ fn fq_from_ct(bytes: &FieldBytes) -> Fq {
     let mut be = [0u8; 32];
     be.copy_from_slice(&mont);
     mont.zeroize();
-    let limbs = crate::p256::bigint_from_be(&be);
+    let limbs = bigint_from_be(&be);
     be.zeroize();
     Fq::new_unchecked(limbs)
 }
@@ -122,7 +123,7 @@ fn from_ct_affine(a: &CtAffine) -> Point {
 /// [`Group::to_bytes`] on the equal arkworks point), with a branch-free parity prefix.
 fn encode_ct(a: &CtAffine) -> [u8; 33] {
     if bool::from(a.is_identity()) {
-        return crate::p256::IDENTITY_ENCODING;
+        return IDENTITY_ENCODING;
     }
     let mut out = [0u8; 33];
     out[0] = 0x02 | a.y_is_odd().unwrap_u8();
