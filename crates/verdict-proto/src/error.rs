@@ -59,7 +59,7 @@ pub enum ConfigError {
     },
     /// The pseudonym shuffle or the rosters cannot be set up with this configuration.
     #[error("set-up parameters: {0}")]
-    Setup(crate::setup::SetupFailure),
+    Setup(SetupFailure),
     /// The suite's set-up refused the member's keys or the roster.
     #[error("suite set-up: {0}")]
     Suite(verdict_dcnet::DcError),
@@ -304,4 +304,51 @@ pub enum ApiError {
     /// The session has ended (halted, or this client was excluded).
     #[error("the session is over")]
     SessionOver,
+}
+
+/// Why set-up cannot finish. The event that reports it names the culprits.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetupFailure {
+    /// Clients did not send their set-up messages before their server's set-up window closed:
+    /// the convener restarts without them.
+    #[error("clients did not complete set-up")]
+    Absent,
+    /// A client's set-up message is malformed (framing or suite set-up).
+    #[error("malformed client set-up message")]
+    MalformedClientSetup,
+    /// A client signed two different set-up messages.
+    #[error("a client signed two different set-up messages")]
+    DoubleClientSetup,
+    /// A client's pseudonym-shuffle submission is invalid.
+    #[error("invalid pseudonym-shuffle submission: {0}")]
+    InvalidSubmission(verdict_shuffle::KeyShuffleError),
+    /// A server's set-up inventory is malformed, or forwards a client's set-up message that is
+    /// malformed, forged, of another kind or session, or of a client outside the roster.
+    #[error("invalid set-up inventory")]
+    BadInventory,
+    /// The suite set-up messages are malformed or inconsistent.
+    #[error("suite set-up failed: {0}")]
+    Suite(verdict_dcnet::SetupError),
+    /// Fewer than two clients entered the shuffle, or the shuffle's parameters are unusable.
+    #[error("pseudonym shuffle: {0}")]
+    Shuffle(verdict_shuffle::KeyShuffleError),
+    /// A server's shuffle step failed verification.
+    #[error("invalid shuffle step: {0}")]
+    InvalidShuffle(verdict_shuffle::KeyShuffleError),
+    /// A server's decryption shares failed verification.
+    #[error("invalid decryption shares: {0}")]
+    InvalidDecryption(verdict_shuffle::KeyShuffleError),
+    /// A server's dispute reveal is malformed, for another pair, or unasked for.
+    #[error("invalid dispute reveal")]
+    BadDispute,
+    /// Set-up commitments were disputed; the DH reveals name who lied.
+    #[error("set-up commitments disputed; the DH reveals name who lied")]
+    Disputed,
+    /// The shuffle assigned no usable slot.
+    #[error("no slot assignment")]
+    NoSlots,
+    /// The DC-net sessions or the first round could not be built (a configuration error).
+    #[error("DC-net parameters: {0}")]
+    Parameters(verdict_dcnet::DcError),
 }

@@ -33,7 +33,7 @@ pub enum Event {
     /// Set-up cannot finish; the convener must restart without the culprits.
     SetupFailed {
         /// What went wrong.
-        reason: crate::setup::SetupFailure,
+        reason: crate::error::SetupFailure,
         /// Who is to blame, if known.
         culprits: Vec<Party>,
     },

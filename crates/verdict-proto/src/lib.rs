@@ -22,13 +22,13 @@ pub mod notes {}
 
 pub use client::{Client, ClientPhase, SetupCache};
 pub use config::{GroupConfig, Member, Registered, generate_group};
+pub use error::SetupFailure;
 pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFault, WireError};
 pub use event::{Event, Transmit};
 pub use keys::{KeyUse, SecretKeys};
 pub use policy::{Mode, Policy, Verification, WindowPolicy};
 pub use schedule::Schedule;
 pub use server::{Footprint, Server, ServerPhase};
-pub use setup::SetupFailure;
 pub use slot::{Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput};
 pub use suite::ProtoSuite;
 pub use verdict_dcnet::{ClientId, Party, ServerId, SessionId};

@@ -7,11 +7,12 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Party, SessionId};
 
 use crate::config::GroupConfig;
+use crate::error::SetupFailure;
 use crate::error::{MessageError, WireError};
 use crate::event::Event;
 use crate::schedule::Schedule;
 use crate::setup::SetupLog;
-use crate::setup::{SetupFailure, build_nets};
+use crate::setup::build_nets;
 use crate::slot::accusation_len;
 use crate::suite::{Nets, ProtoSuite};
 use crate::wire::{Envelope, Reader};

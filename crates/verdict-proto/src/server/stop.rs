@@ -19,9 +19,9 @@ use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
 use super::common::Core;
 use crate::blame::check_lie_proof;
 use crate::config::GroupConfig;
+use crate::error::SetupFailure;
 use crate::error::{ServerFault, WireError};
 use crate::event::Event;
-use crate::setup::SetupFailure;
 use crate::suite::{ProtoSuite, XorOf};
 use crate::wire::{Envelope, Kind, Reader, SignedHeader, Writer, write_byte_list};
 
