@@ -59,7 +59,6 @@ pub(crate) const MARKER_LINES: usize = 10;
 /// `long:` comment.
 pub(crate) const LONG_FILES_ALLOWLIST: &[&str] = &[
     "crates/verdict-proto/src/server/blame.rs",
-    "crates/verdict-proto/src/suite.rs",
 ];
 
 /// The cargo feature that gates verdict-proto's adversary hooks.

@@ -13,7 +13,7 @@ use verdict_shuffle::{KeyShuffle, KeyShuffleParams, Phase};
 
 use crate::config::GroupConfig;
 use crate::keys::KeyUse;
-use crate::suite::{Nets, ProtoSuite, XorOf};
+use crate::suite::{ProtoSuite, SessionNets, XorOf};
 use crate::wire::{Envelope, Kind, payloads};
 
 /// Why set-up cannot finish. The event that reports it names the culprits.
@@ -462,7 +462,7 @@ pub(crate) fn build_nets<S: ProtoSuite>(
     client_setups: &[S::ClientSetup],
     server_setups: &[S::ServerSetup],
     hybrid: bool,
-) -> Result<Nets<S>, SetupFault> {
+) -> Result<SessionNets<S>, SetupFault> {
     // The suite set-up was cross-checked before the shuffle; a failure here is reported as
     // itself, naming whom the suite names.
     let blame_setup = |e: SetupError| {
@@ -496,5 +496,5 @@ pub(crate) fn build_nets<S: ProtoSuite>(
     } else {
         None
     };
-    Ok(Nets { ver, xor })
+    Ok(SessionNets { ver, xor })
 }

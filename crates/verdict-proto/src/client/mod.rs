@@ -29,7 +29,7 @@ use crate::keys::SecretKeys;
 use crate::schedule::Schedule;
 use crate::setup::{SetupLog, client_setup_payload};
 use crate::slot::{Accusation, OpenSlot, SLOT_HEADER_LEN};
-use crate::suite::{ClientSecrets, Nets, ProtoSuite, XorOf};
+use crate::suite::{ClientSecrets, ProtoSuite, SessionNets, XorOf};
 use crate::wire::{Envelope, Kind};
 
 mod output;
@@ -53,7 +53,7 @@ pub enum ClientPhase {
 }
 
 struct Ready<S: ProtoSuite> {
-    nets: Arc<Nets<S>>,
+    nets: Arc<SessionNets<S>>,
     secrets: ClientSecrets<S>,
     slot: Option<u32>,
     schedule: Schedule,

@@ -13,7 +13,7 @@ use crate::schedule::Schedule;
 use crate::setup::SetupLog;
 use crate::setup::{SetupFailure, build_nets};
 use crate::slot::accusation_len;
-use crate::suite::{Nets, ProtoSuite};
+use crate::suite::{ProtoSuite, SessionNets};
 use crate::wire::{Envelope, Reader};
 
 use super::{Client, Ready, State};
@@ -83,7 +83,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
 }
 
 /// The outcome of verifying a set-up transcript: the DC-net sessions, or the culprit.
-type Verified<S> = Result<Arc<Nets<S>>, (Vec<Party>, SetupFailure)>;
+type Verified<S> = Result<Arc<SessionNets<S>>, (Vec<Party>, SetupFailure)>;
 /// Verifies a whole set-up transcript (every signature, submission, shuffle and decryption
 /// proof) and builds the DC-net sessions. `Err` only for an undecodable transcript.
 fn verify_transcript<S: ProtoSuite>(

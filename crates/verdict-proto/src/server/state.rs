@@ -13,7 +13,7 @@ use crate::error::ExclusionReason;
 use crate::schedule::Schedule;
 use crate::setup::SetupLog;
 use crate::slot::{Accusation, OpenSlot, RoundResult, SlotOutput};
-use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite, ServerCt, ServerSecrets};
+use crate::suite::{ClientCt, Prepared, ProtoSuite, ServerCt, ServerSecrets, SessionNets};
 use crate::wire::Envelope;
 
 /// The stage a server is in.
@@ -43,7 +43,7 @@ pub(super) struct SetupState<S: ProtoSuite> {
 
 /// The session after set-up.
 pub(super) struct Running<S: ProtoSuite> {
-    pub(super) nets: Nets<S>,
+    pub(super) nets: SessionNets<S>,
     pub(super) secrets: ServerSecrets<S>,
     pub(super) schedule: Schedule,
     pub(super) round: Round<S>,

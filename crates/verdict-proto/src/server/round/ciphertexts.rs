@@ -9,7 +9,7 @@ use super::super::state::{RoundStep, Running};
 use super::super::stop::Stop;
 use super::slot_items;
 use crate::error::ServerFault;
-use crate::suite::{Nets, Prepared, ProtoSuite};
+use crate::suite::{Prepared, ProtoSuite, SessionNets};
 use crate::wire::{Envelope, Kind, payloads};
 
 impl<S: ProtoSuite> Running<S> {
@@ -85,7 +85,7 @@ impl<S: ProtoSuite> Running<S> {
         };
         let mut cts = Vec::with_capacity(list.len());
         for (k, (open, bytes)) in run.round.open.iter().zip(&list).enumerate() {
-            let Some(ct) = Nets::<S>::decode_server(open, bytes) else {
+            let Some(ct) = SessionNets::<S>::decode_server(open, bytes) else {
                 let slot = open.slot;
                 return Err(Stop::fault(
                     j,
@@ -102,7 +102,7 @@ impl<S: ProtoSuite> Running<S> {
                 };
                 let verified = match prepared {
                     // Checked below, all slots in one batch.
-                    Prepared::Ver(_) if S::AGGREGATES => Ok(()),
+                    Prepared::Ver(_) if S::AGGREGATION.aggregates() => Ok(()),
                     _ => {
                         let items = slot_items(&run.round.accepted, k);
                         run.nets.verify_server(prepared, j, &items, &ct)
@@ -122,7 +122,9 @@ impl<S: ProtoSuite> Running<S> {
             }
             cts.push(ct);
         }
-        if S::AGGREGATES && j != core.id {
+        if let Some(aggregator) = run.nets.aggregator()
+            && j != core.id
+        {
             // The verifiable slots' proofs over the ids of S, in one batch.
             let mut items = Vec::new();
             let mut slots = Vec::new();
@@ -136,8 +138,7 @@ impl<S: ProtoSuite> Running<S> {
             let checked = if items.is_empty() {
                 Ok(())
             } else {
-                run.nets
-                    .verify_server_slots_for(j, &ids, &items, &mut core.rng)
+                aggregator.verify_server_slots_for(j, &ids, &items, &mut core.rng)
             };
             if let Err(bad) = checked {
                 let slot = bad
