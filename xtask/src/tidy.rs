@@ -57,9 +57,7 @@ pub(crate) const MARKER_LINES: usize = 10;
 /// Paths are relative to the workspace root. Remove an entry when its file is split (tidy fails
 /// while an entry is no longer needed); never add one for a new file: split it, or give it a
 /// `long:` comment.
-pub(crate) const LONG_FILES_ALLOWLIST: &[&str] = &[
-    "crates/verdict-proto/src/server/blame.rs",
-];
+pub(crate) const LONG_FILES_ALLOWLIST: &[&str] = &[];
 
 /// The cargo feature that gates verdict-proto's adversary hooks.
 const ADVERSARY_FEATURE: &str = "adversary";
