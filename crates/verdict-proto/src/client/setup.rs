@@ -14,7 +14,7 @@ use crate::setup::SetupLog;
 use crate::setup::{SetupFailure, build_nets};
 use crate::slot::accusation_len;
 use crate::suite::{ProtoSuite, SessionNets};
-use crate::wire::{Envelope, Reader};
+use crate::wire::Envelope;
 
 use super::{Client, Ready, State};
 
@@ -91,7 +91,7 @@ fn verify_transcript<S: ProtoSuite>(
     session: SessionId,
     payload: &[u8],
 ) -> Result<Verified<S>, WireError> {
-    let mut r = Reader::new(payload);
+    let mut r = crate::wire::reader(payload);
     let list = r.byte_slices()?;
     r.finish()?;
     let mut log =

@@ -253,7 +253,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             },
             evidence: vec![env.to_bytes()],
         };
-        let mut r = Reader::new(&env.payload);
+        let mut r = crate::wire::reader(&env.payload);
         let parsed = (|| {
             let culprit = ServerId(r.u32()?);
             let fault = decode_fault(&mut r)?;
