@@ -191,7 +191,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             Kind::SetupInventory => {
                 let slot = self
                     .inventories
-                    .get_mut(j.0 as usize)
+                    .get_mut(j.index())
                     .ok_or_else(|| fault(sender, SetupFailure::BadInventory))?;
                 if slot.is_some() {
                     // The same inventory again (a different one is caught as equivocation).
@@ -201,7 +201,7 @@ impl<S: ProtoSuite> SetupLog<S> {
                     .map_err(|_| fault(sender, SetupFailure::BadInventory))?;
                 let parsed = S::decode_server_setup(&self.roster0, inventory.suite)
                     .map_err(|_| fault(sender, SetupFailure::BadInventory))?;
-                if let Some(s) = self.server_setups.get_mut(j.0 as usize) {
+                if let Some(s) = self.server_setups.get_mut(j.index()) {
                     *s = Some(parsed);
                 }
                 *slot = Some(env);
@@ -255,7 +255,7 @@ impl<S: ProtoSuite> SetupLog<S> {
                 self.shuffle
                     .receive_submission(c.0, setup.submission)
                     .map_err(|e| fault(client, SetupFailure::InvalidSubmission(e)))?;
-                if let Some(s) = self.client_setups.get_mut(c.0 as usize) {
+                if let Some(s) = self.client_setups.get_mut(c.index()) {
                     *s = Some(parsed);
                 }
                 seen.insert(c.0, bytes.to_vec());
@@ -365,8 +365,8 @@ impl<S: ProtoSuite> SetupLog<S> {
         for ((c, s), reveal) in disputes.iter() {
             let (Some(reveal), Some(Some(cs)), Some(Some(ss))) = (
                 reveal,
-                self.client_setups.get(c.0 as usize),
-                self.server_setups.get(s.0 as usize),
+                self.client_setups.get(c.index()),
+                self.server_setups.get(s.index()),
             ) else {
                 continue;
             };

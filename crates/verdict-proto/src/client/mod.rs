@@ -115,7 +115,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         }
         let upstream = *config
             .upstream
-            .get(id.0 as usize)
+            .get(id.index())
             .ok_or(ConfigError::BadUpstream { client: id })?;
         let log = SetupLog::<S>::new(&config, session)
             .map_err(|_| ConfigError::GroupSize("pseudonym shuffle parameters"))?;

@@ -58,7 +58,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             {
                 return Err(malformed(WireError::Invalid("output signature")));
             }
-            if let Some(f) = signed.get_mut(j.0 as usize) {
+            if let Some(f) = signed.get_mut(j.index()) {
                 *f = true;
             }
             checked.push((key, e.signed));

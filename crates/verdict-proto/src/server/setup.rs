@@ -122,7 +122,7 @@ impl<S: ProtoSuite> SetupState<S> {
             culprits: vec![me],
         };
         match self.log.shuffle().phase() {
-            Phase::Shuffle { server } if server == core.id.0 as usize && !self.sent_step => {
+            Phase::Shuffle { server } if server == core.id.index() && !self.sent_step => {
                 self.sent_step = true;
                 let step = self
                     .log

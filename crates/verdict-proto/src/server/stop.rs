@@ -265,7 +265,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             // A garbled alert still means its sender has stopped.
             return garbled();
         };
-        if alleged.0 as usize >= self.config.num_servers() {
+        if alleged.index() >= self.config.num_servers() {
             return garbled();
         }
         let verified = match &fault {

@@ -143,7 +143,7 @@ impl<S: ProtoSuite> Simulator<S> {
     /// Adds an adversary.
     pub fn add_adversary(&mut self, adversary: Adversary) {
         if let Adversary::LyingServer { server } | Adversary::DeceivingServer { server } = adversary
-            && let Some(s) = self.servers.get_mut(server.0 as usize)
+            && let Some(s) = self.servers.get_mut(server.index())
         {
             // The lie must be consistent (what it tells others is what it acts on), so it
             // lives in the server, not in the link.
@@ -153,22 +153,22 @@ impl<S: ProtoSuite> Simulator<S> {
         // acts on) live in the server, not in the link.
         match adversary {
             Adversary::UncheckingServer { server } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                if let Some(s) = self.servers.get_mut(server.index()) {
                     s.skip_client_checks();
                 }
             }
             Adversary::WrongAggregateServer { server, round } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                if let Some(s) = self.servers.get_mut(server.index()) {
                     s.swap_aggregates_in(round);
                 }
             }
             Adversary::DissentingServer { server } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                if let Some(s) = self.servers.get_mut(server.index()) {
                     s.dissent_in_blame();
                 }
             }
             Adversary::FalselyRejectingServer { server, round } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                if let Some(s) = self.servers.get_mut(server.index()) {
                     s.falsely_reject_in(round);
                 }
             }
@@ -311,7 +311,7 @@ impl<S: ProtoSuite> Simulator<S> {
                     if c == client && h.kind == Kind::Submission && h.round >= from_round =>
                 {
                     let open = self.open_slots_of(c);
-                    let own = self.clients.get(c.0 as usize).and_then(|cl| cl.slot());
+                    let own = self.clients.get(c.index()).and_then(|cl| cl.slot());
                     let Ok(mut list) = crate::wire::reader(&env.payload).byte_list() else {
                         continue;
                     };

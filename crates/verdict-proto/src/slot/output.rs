@@ -49,7 +49,7 @@ impl RoundResult {
         let mut w = Writer::new();
         let mut bitmap = vec![0u8; (self.roster as usize).div_ceil(8)];
         for c in &self.accepted {
-            if let Some(b) = bitmap.get_mut(c.0 as usize / 8) {
+            if let Some(b) = bitmap.get_mut(c.index() / 8) {
                 *b |= 1 << (c.0 % 8);
             }
         }

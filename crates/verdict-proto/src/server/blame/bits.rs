@@ -52,7 +52,7 @@ impl<S: ProtoSuite> Running<S> {
                 vec![env.to_bytes()],
             ));
         }
-        let Some(slot @ None) = blame.claims.get_mut(j.0 as usize) else {
+        let Some(slot @ None) = blame.claims.get_mut(j.index()) else {
             // The same claim again (a different one was caught as equivocation).
             return Ok(());
         };

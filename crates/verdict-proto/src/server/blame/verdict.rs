@@ -72,7 +72,7 @@ impl<S: ProtoSuite> Running<S> {
             return self.keep_early_from_server(j, env);
         };
         let Some(suspects) = blame.suspects.clone() else {
-            if let Some(slot) = blame.early_verdicts.get_mut(j.0 as usize) {
+            if let Some(slot) = blame.early_verdicts.get_mut(j.index()) {
                 *slot = Some(env);
             }
             return Ok(());
@@ -94,7 +94,7 @@ impl<S: ProtoSuite> Running<S> {
                 vec![env.to_bytes()],
             ));
         }
-        let Some(slot @ None) = blame.verdicts.get_mut(j.0 as usize) else {
+        let Some(slot @ None) = blame.verdicts.get_mut(j.index()) else {
             return Ok(());
         };
         *slot = Some(env.to_bytes());

@@ -24,7 +24,7 @@ impl<S: ProtoSuite> Running<S> {
         let Ok(digest) = <[u8; 32]>::try_from(env.payload.as_slice()) else {
             return Err(Stop::bad_message(j, &env));
         };
-        if let Some(slot) = self.round.commits.get_mut(j.0 as usize) {
+        if let Some(slot) = self.round.commits.get_mut(j.index()) {
             slot.get_or_insert(digest);
         }
         core.progress();
@@ -57,14 +57,14 @@ impl<S: ProtoSuite> Running<S> {
         if run.round.my_cts.is_none() {
             // A faster server already has every inventory; we do not, so we cannot check its
             // proofs over S yet. (Bounded: one message per server per round.)
-            if let Some(slot) = run.round.early_cts.get_mut(j.0 as usize) {
+            if let Some(slot) = run.round.early_cts.get_mut(j.index()) {
                 slot.get_or_insert(env);
             }
             return Ok(());
         }
         let evidence = vec![env.to_bytes()];
         if run.round.has_xor() {
-            let committed = run.round.commits.get(j.0 as usize).copied().flatten();
+            let committed = run.round.commits.get(j.index()).copied().flatten();
             if committed != Some(*blake3::hash(&env.payload).as_bytes()) {
                 return Err(Stop::fault(
                     j,
@@ -156,7 +156,7 @@ impl<S: ProtoSuite> Running<S> {
                 ));
             }
         }
-        if let Some(slot) = run.round.server_cts.get_mut(j.0 as usize)
+        if let Some(slot) = run.round.server_cts.get_mut(j.index())
             && slot.is_none()
         {
             *slot = Some((evidence.into_iter().next().unwrap_or_default(), cts));

@@ -41,7 +41,7 @@ impl<S: ProtoSuite> Running<S> {
                 rejected: core::mem::take(&mut run.round.own_rejected),
                 aggregates: core::mem::take(&mut run.round.own_aggregates),
             };
-            if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
+            if let Some(slot) = run.round.inventories.get_mut(j.index()) {
                 *slot = Some(inventory);
             }
             core.progress();
@@ -139,7 +139,7 @@ impl<S: ProtoSuite> Running<S> {
                 }
             }
         }
-        if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
+        if let Some(slot) = run.round.inventories.get_mut(j.index()) {
             *slot = Some(Inventory {
                 envelope: keep.then_some(env),
                 items,
@@ -213,7 +213,7 @@ impl<S: ProtoSuite> Running<S> {
         for (c, evidence) in doubles {
             accepted.remove(&c);
             if let Some(u) = upstream.remove(&c) {
-                recompute[u.0 as usize] = true;
+                recompute[u.index()] = true;
             }
             run.round.excluded_now.push((
                 c,
@@ -227,10 +227,10 @@ impl<S: ProtoSuite> Running<S> {
         for (c, (slot, envelope)) in rejections {
             if let Some(sub) = accepted.remove(&c) {
                 let u = upstream.remove(&c).unwrap_or(me);
-                recompute[u.0 as usize] = true;
+                recompute[u.index()] = true;
                 if eager && u != me && sub.envelope == envelope && fault.is_none() {
                     let evidence = forwarded
-                        .get(u.0 as usize)
+                        .get(u.index())
                         .and_then(|f: &Forwarded<S>| f.envelope.as_ref())
                         .map(|e| vec![e.to_bytes(), envelope.clone()])
                         .unwrap_or_default();

@@ -97,7 +97,7 @@ impl<S: ProtoSuite> Running<S> {
                     let evidence = run
                         .round
                         .forwarded
-                        .get(u.0 as usize)
+                        .get(u.index())
                         .and_then(|f| f.envelope.as_ref())
                         .map(|e| vec![e.to_bytes()])
                         .unwrap_or_default();
