@@ -8,9 +8,9 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
 use verdict_shuffle::{KeyPair, Phase};
 
-use super::blame::EarlyBlame;
 use super::common::Core;
 use super::round::new_round;
+use super::state::EarlyBlame;
 use super::state::{Early, Running, SetupState};
 use super::stop::Stop;
 use crate::error::MessageError;

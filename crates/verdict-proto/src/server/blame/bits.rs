@@ -15,7 +15,7 @@ use crate::error::ServerFault;
 use crate::suite::{ClientCt, ProtoSuite, ServerCt};
 use crate::wire::{Envelope, Kind};
 
-use super::Claim;
+use super::super::state::Claim;
 
 impl<S: ProtoSuite> Running<S> {
     pub(in crate::server) fn on_blame_bits<R: RngCore + CryptoRng>(

@@ -24,18 +24,15 @@ mod bits;
 mod rebuttal;
 mod verdict;
 
-use core::time::Duration;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, Party, ServerId, SessionId, SlotRound};
-use verdict_group::Group;
+use verdict_dcnet::{ClientId, ServerId, SlotRound};
 
 use super::common::Core;
-use super::state::Running;
+use super::state::{Blame, Running, Trace};
 use super::stop::Stop;
-use crate::blame::{BlameBits, Rebuttal, TraceBits, open_relayed};
-use crate::config::GroupConfig;
+use crate::blame::{BlameBits, Rebuttal, TraceBits};
 use crate::event::Event;
 use crate::slot::{Accusation, SlotKind, SlotOutput, bit_of};
 use crate::suite::{ProtoSuite, XorOf};
@@ -44,122 +41,6 @@ use crate::wire::{Envelope, Kind};
 /// Blame messages a server keeps from one peer for a blame it has not started (a faster
 /// server's pad bits and verdict).
 const EARLY_PER_SERVER: usize = 2;
-
-/// One server's (first) signed claims.
-struct Claim {
-    bits: BlameBits,
-    envelope: Vec<u8>,
-    digest: [u8; 32],
-}
-
-/// One accusation being traced.
-struct Trace {
-    accusation: Accusation,
-    /// Position of the accused slot among the round's open slots.
-    k: usize,
-    slot_len: usize,
-    /// Its suspect once every claim is in (`None` inside: nobody deviates).
-    suspect: Option<Option<ClientId>>,
-}
-
-/// A blame of one round.
-pub(crate) struct Blame<G: Group> {
-    round: u64,
-    traces: Vec<Trace>,
-    clients: Vec<ClientId>,
-    claims: Vec<Option<Claim>>,
-    /// Every suspect, once known.
-    suspects: Option<BTreeSet<ClientId>>,
-    deadline: Option<Duration>,
-    /// Each suspect's "no objection" to our claims.
-    answers: BTreeMap<ClientId, Vec<u8>>,
-    /// "No objection" rebuttals that arrived before the suspects were known (one per client).
-    objections: BTreeMap<ClientId, Vec<u8>>,
-    /// Verdicts that arrived before the suspects were known (tracked: one per server).
-    early_verdicts: Vec<Option<Envelope<G>>>,
-    decided: bool,
-    verdicts: Vec<Option<Vec<u8>>>,
-}
-
-impl<G: Group> Blame<G> {
-    /// The server whose message the blame waits for, if it waits for a server.
-    pub(crate) fn awaited_server(&self) -> Option<ServerId> {
-        let missing = if self.suspects.is_none() {
-            self.claims.iter().position(Option::is_none)
-        } else if self.decided {
-            self.verdicts.iter().position(Option::is_none)
-        } else {
-            // Waiting for the suspects (until the deadline), not for a server.
-            None
-        };
-        missing.map(|j| ServerId(j as u32))
-    }
-
-    /// The rebuttal deadline, while it matters.
-    pub(crate) fn pending_deadline(&self) -> Option<Duration> {
-        if self.suspects.is_some() && !self.decided {
-            self.deadline
-        } else {
-            None
-        }
-    }
-
-    /// The first accused (round, slot), to name in a fault about the whole blame.
-    fn first_accused(&self) -> (u64, u32) {
-        self.traces
-            .first()
-            .map_or((self.round, 0), |t| (t.accusation.round, t.accusation.slot))
-    }
-
-    /// The header digests of the claims we hold, in server order (what a "no objection" must
-    /// list), once all are in.
-    fn digests(&self) -> Option<Vec<[u8; 32]>> {
-        self.claims
-            .iter()
-            .map(|c| c.as_ref().map(|c| c.digest))
-            .collect()
-    }
-
-    /// Whether `env` is a suspect's signed "no objection" to exactly our claims.
-    fn is_answer<S: ProtoSuite<G = G>>(
-        &self,
-        config: &GroupConfig<S>,
-        session: &SessionId,
-        env: &[u8],
-    ) -> Option<ClientId> {
-        let e = open_relayed(config, session, Kind::Rebuttal, env)?;
-        let Party::Client(c) = e.header().sender else {
-            return None;
-        };
-        let Ok(Rebuttal::NoObjection { round, digests }) = Rebuttal::from_bytes(&e.payload) else {
-            return None;
-        };
-        let suspect = self.suspects.as_ref()?.contains(&c);
-        (suspect && round == self.round && self.digests().as_ref() == Some(&digests)).then_some(c)
-    }
-}
-
-/// Blame messages that arrived before this server started their blame.
-pub(crate) struct EarlyBlame<G: Group> {
-    from_servers: BTreeMap<ServerId, Vec<Envelope<G>>>,
-    objections: BTreeMap<ClientId, Envelope<G>>,
-}
-
-impl<G: Group> Default for EarlyBlame<G> {
-    fn default() -> Self {
-        Self {
-            from_servers: BTreeMap::new(),
-            objections: BTreeMap::new(),
-        }
-    }
-}
-
-impl<G: Group> EarlyBlame<G> {
-    /// Messages held (for the memory bound).
-    pub(crate) fn len(&self) -> usize {
-        self.from_servers.values().map(Vec::len).sum::<usize>() + self.objections.len()
-    }
-}
 
 /// The accused round a blame message is about (its first field in every blame payload but a
 /// lie proof, which is handled on its own).

@@ -13,7 +13,7 @@ use crate::slot::Accusation;
 use crate::suite::ProtoSuite;
 use crate::wire::Envelope;
 
-use super::Blame;
+use super::super::state::Blame;
 
 impl<S: ProtoSuite> Running<S> {
     pub(in crate::server) fn on_rebuttal<R: RngCore + CryptoRng>(

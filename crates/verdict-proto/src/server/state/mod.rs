@@ -8,13 +8,16 @@ use std::collections::BTreeMap;
 use verdict_dcnet::{ClientId, ServerId};
 use verdict_group::Group;
 
-use super::blame::{Blame, EarlyBlame};
 use crate::error::ExclusionReason;
 use crate::schedule::Schedule;
 use crate::setup::SetupLog;
 use crate::slot::{Accusation, OpenSlot, RoundResult, SlotOutput};
 use crate::suite::{ClientCt, Prepared, ProtoSuite, ServerCt, ServerSecrets, SessionNets};
 use crate::wire::Envelope;
+
+mod blame;
+
+pub(super) use blame::{Blame, Claim, EarlyBlame, Trace};
 
 /// The stage a server is in.
 pub(super) enum State<S: ProtoSuite> {
