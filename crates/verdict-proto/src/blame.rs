@@ -20,7 +20,7 @@ use crate::config::GroupConfig;
 use crate::error::WireError;
 use crate::slot::Accusation;
 use crate::suite::{ProtoSuite, XorOf};
-use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+use crate::wire::{Envelope, Kind, Writer, write_byte_list};
 
 /// A server's claim about one accusation: the slot capacity (it binds the pad stream) and its
 /// pad bit with every client of the round's accepted set, at the accused bit.
@@ -72,7 +72,7 @@ impl BlameBits {
     /// Decodes (clients strictly increasing, accusations about `round` in increasing slot
     /// order, unused bits zero).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let round = r.u64()?;
         let n = r.count()?;
         let mut clients: Vec<ClientId> = Vec::with_capacity(n);
@@ -144,7 +144,7 @@ impl RebuttalRequest {
 
     /// Decodes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let round = r.u64()?;
         let suspect = ClientId(r.u32()?);
         let bits = r.byte_list()?;
@@ -214,7 +214,7 @@ impl Rebuttal {
 
     /// Decodes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let out = match r.u8()? {
             0 => {
                 let round = r.u64()?;
@@ -264,7 +264,7 @@ impl Verdict {
 
     /// Decodes (culprits strictly increasing).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let round = r.u64()?;
         let n = r.count()?;
         let mut culprits: Vec<ClientId> = Vec::with_capacity(n);

@@ -202,7 +202,7 @@ impl<S: ProtoSuite> GroupConfig<S> {
             return Err(ConfigError::GroupSize("one upstream server per client"));
         }
         for (i, up) in self.upstream.iter().enumerate() {
-            if up.0 as usize >= self.servers.len() {
+            if up.index() >= self.servers.len() {
                 return Err(ConfigError::BadUpstream {
                     client: ClientId(i as u32),
                 });
@@ -317,8 +317,8 @@ impl<S: ProtoSuite> GroupConfig<S> {
     /// The roster entry of `party`.
     pub fn member(&self, party: Party) -> Option<&Member<S>> {
         match party {
-            Party::Client(c) => self.clients.get(c.0 as usize),
-            Party::Server(s) => self.servers.get(s.0 as usize),
+            Party::Client(c) => self.clients.get(c.index()),
+            Party::Server(s) => self.servers.get(s.index()),
         }
     }
 

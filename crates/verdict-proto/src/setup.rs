@@ -14,7 +14,7 @@ use verdict_shuffle::{KeyShuffle, KeyShuffleParams, Phase};
 use crate::config::GroupConfig;
 use crate::error::SetupFailure;
 use crate::keys::KeyUse;
-use crate::suite::{Nets, ProtoSuite, XorOf};
+use crate::suite::{ProtoSuite, SessionNets, XorOf};
 use crate::wire::{Envelope, Kind, payloads};
 
 /// A set-up failure and who caused it.
@@ -145,7 +145,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             Kind::SetupInventory => {
                 let slot = self
                     .inventories
-                    .get_mut(j.0 as usize)
+                    .get_mut(j.index())
                     .ok_or_else(|| fault(sender, SetupFailure::BadInventory))?;
                 if slot.is_some() {
                     // The same inventory again (a different one is caught as equivocation).
@@ -155,7 +155,7 @@ impl<S: ProtoSuite> SetupLog<S> {
                     .map_err(|_| fault(sender, SetupFailure::BadInventory))?;
                 let parsed = S::decode_server_setup(&self.roster0, inventory.suite)
                     .map_err(|_| fault(sender, SetupFailure::BadInventory))?;
-                if let Some(s) = self.server_setups.get_mut(j.0 as usize) {
+                if let Some(s) = self.server_setups.get_mut(j.index()) {
                     *s = Some(parsed);
                 }
                 *slot = Some(env);
@@ -209,7 +209,7 @@ impl<S: ProtoSuite> SetupLog<S> {
                 self.shuffle
                     .receive_submission(c.0, setup.submission)
                     .map_err(|e| fault(client, SetupFailure::InvalidSubmission(e)))?;
-                if let Some(s) = self.client_setups.get_mut(c.0 as usize) {
+                if let Some(s) = self.client_setups.get_mut(c.index()) {
                     *s = Some(parsed);
                 }
                 seen.insert(c.0, bytes.to_vec());
@@ -319,8 +319,8 @@ impl<S: ProtoSuite> SetupLog<S> {
         for ((c, s), reveal) in disputes.iter() {
             let (Some(reveal), Some(Some(cs)), Some(Some(ss))) = (
                 reveal,
-                self.client_setups.get(c.0 as usize),
-                self.server_setups.get(s.0 as usize),
+                self.client_setups.get(c.index()),
+                self.server_setups.get(s.index()),
             ) else {
                 continue;
             };
@@ -416,7 +416,7 @@ pub(crate) fn build_nets<S: ProtoSuite>(
     client_setups: &[S::ClientSetup],
     server_setups: &[S::ServerSetup],
     hybrid: bool,
-) -> Result<Nets<S>, SetupFault> {
+) -> Result<SessionNets<S>, SetupFault> {
     // The suite set-up was cross-checked before the shuffle; a failure here is reported as
     // itself, naming whom the suite names.
     let blame_setup = |e: SetupError| {
@@ -450,5 +450,5 @@ pub(crate) fn build_nets<S: ProtoSuite>(
     } else {
         None
     };
-    Ok(Nets { ver, xor })
+    Ok(SessionNets { ver, xor })
 }

@@ -1,7 +1,7 @@
 //! Rule 2: no file under `crates/*/src` is over [`MAX_LINES`] lines without a `long:`
-//! comment saying why (files still being split are in [`LONG_FILES_ALLOWLIST`]).
+//! comment saying why. (There is no allowlist: the last files over the limit were split in
+//! issue 14; a new long file is split, or says why it is one.)
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use super::{Report, crate_dirs, files_below, rel};
@@ -11,15 +11,6 @@ pub(crate) const MAX_LINES: usize = 600;
 
 /// How many of a long file's first lines are searched for its `long:` comment.
 pub(crate) const MARKER_LINES: usize = 10;
-
-/// Files over [`MAX_LINES`] lines that are exempt from rule 2 for now: being split in issue 14.
-/// Paths are relative to the workspace root. Remove an entry when its file is split (tidy fails
-/// while an entry is no longer needed); never add one for a new file: split it, or give it a
-/// `long:` comment.
-pub(crate) const LONG_FILES_ALLOWLIST: &[&str] = &[
-    "crates/verdict-proto/src/server/blame.rs",
-    "crates/verdict-proto/src/suite.rs",
-];
 
 /// Whether one of the first [`MARKER_LINES`] lines is a comment with `long:` and a reason.
 fn has_long_marker(text: &str) -> bool {
@@ -33,7 +24,6 @@ fn has_long_marker(text: &str) -> bool {
 }
 
 pub(super) fn long_files(root: &Path, r: &mut Report) {
-    let mut exempt_seen = BTreeSet::new();
     for c in crate_dirs(root, r) {
         for f in files_below(root, &c.join("src"), r) {
             // Non-text files (none today) have no lines to count.
@@ -45,21 +35,9 @@ pub(super) fn long_files(root: &Path, r: &mut Report) {
             if lines <= MAX_LINES || has_long_marker(&text) {
                 continue;
             }
-            if LONG_FILES_ALLOWLIST.contains(&name.as_str()) {
-                exempt_seen.insert(name);
-                continue;
-            }
             r.error(format!(
                 "{name}: {lines} lines (more than {MAX_LINES}): split it, or say why it is one \
                  file in a comment with `long:` in its first {MARKER_LINES} lines"
-            ));
-        }
-    }
-    for entry in LONG_FILES_ALLOWLIST {
-        if !exempt_seen.contains(*entry) {
-            r.error(format!(
-                "{entry}: listed in LONG_FILES_ALLOWLIST (xtask/src/tidy/long_files.rs) but no longer a \
-                 long file without a `long:` comment (split, renamed or gone): remove the entry"
             ));
         }
     }

@@ -9,8 +9,6 @@
 //! 2. **Source files stay short.** No file under `crates/*/src` is over [`MAX_LINES`](long_files::MAX_LINES) lines
 //!    unless one of its first [`MARKER_LINES`](long_files::MARKER_LINES) lines is a comment with `long:` and the reason,
 //!    e.g. `//! long: one generated table per curve; splitting it would only scatter it.`
-//!    Files being split are listed in [`LONG_FILES_ALLOWLIST`](long_files::LONG_FILES_ALLOWLIST); an entry that is no longer
-//!    needed is an error, so that list only shrinks.
 //! 3. **Every wire kind is handled.** Each variant of `pub enum Kind` in
 //!    `crates/verdict-proto/src/wire/` appears as `Kind::<Variant>` (outside comments) in
 //!    `crates/verdict-proto/src/server/` or `crates/verdict-proto/src/client/`.
@@ -113,7 +111,7 @@ pub(crate) fn check(root: &Path) -> Report {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/// `path` relative to `root`, with `/` separators (the form used in messages and the allowlist).
+/// `path` relative to `root`, with `/` separators (the form used in messages).
 fn rel(root: &Path, path: &Path) -> String {
     let p = path.strip_prefix(root).unwrap_or(path);
     p.components()
@@ -187,7 +185,6 @@ mod tests {
     /// 2. No file under `crates/*/src` is over 600 lines unless its first 10 lines contain a
     ///    comment with the word `long:` explaining why, for example
     ///    `//! long: the whole table of constants for one curve; splitting it helps nobody.`
-    ///    (files being split in issue 14 are in [`LONG_FILES_ALLOWLIST`](long_files::LONG_FILES_ALLOWLIST) meanwhile).
     /// 3. Every `Kind` variant of verdict-proto's `wire/` is matched in `server/` or
     ///    `client/`.
     /// 4. Every crate under `crates/` has a README.md that its `lib.rs` includes as the crate

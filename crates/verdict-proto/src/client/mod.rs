@@ -29,7 +29,7 @@ use crate::keys::SecretKeys;
 use crate::schedule::Schedule;
 use crate::setup::{SetupLog, client_setup_payload};
 use crate::slot::{Accusation, OpenSlot, SLOT_HEADER_LEN};
-use crate::suite::{ClientSecrets, Nets, ProtoSuite, XorOf};
+use crate::suite::{ClientSecrets, ProtoSuite, SessionNets, XorOf};
 use crate::wire::{Envelope, Kind};
 
 mod output;
@@ -53,7 +53,7 @@ pub enum ClientPhase {
 }
 
 struct Ready<S: ProtoSuite> {
-    nets: Arc<Nets<S>>,
+    nets: Arc<SessionNets<S>>,
     secrets: ClientSecrets<S>,
     slot: Option<u32>,
     schedule: Schedule,
@@ -115,7 +115,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         }
         let upstream = *config
             .upstream
-            .get(id.0 as usize)
+            .get(id.index())
             .ok_or(ConfigError::BadUpstream { client: id })?;
         let log = SetupLog::<S>::new(&config, session)
             .map_err(|_| ConfigError::GroupSize("pseudonym shuffle parameters"))?;

@@ -7,7 +7,7 @@ use crate::error::{MessageError, WireError};
 use crate::event::Event;
 use crate::slot::{Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput, bit_of, join_payload};
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind, Reader};
+use crate::wire::{Envelope, Kind};
 use verdict_dcnet::xor::HEADER_LEN as FRAME_HEADER_LEN;
 
 use super::{Client, State};
@@ -25,10 +25,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 round: env.header().round,
             });
         };
-        let mut r = Reader::new(&env.payload);
-        let bytes = r.bytes().map_err(malformed)?.to_vec();
-        let sigs = r.byte_list().map_err(malformed)?;
-        r.finish().map_err(malformed)?;
+        let mut r = crate::wire::reader(&env.payload);
+        let bytes = r.bytes().map_err(|e| malformed(e.into()))?.to_vec();
+        let sigs = r.byte_list().map_err(|e| malformed(e.into()))?;
+        r.finish().map_err(|e| malformed(e.into()))?;
         let result = RoundResult::from_bytes(&bytes).map_err(malformed)?;
         if result.round != ready.round || env.header().round != ready.round {
             return Err(MessageError::Unexpected {
@@ -58,7 +58,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             {
                 return Err(malformed(WireError::Invalid("output signature")));
             }
-            if let Some(f) = signed.get_mut(j.0 as usize) {
+            if let Some(f) = signed.get_mut(j.index()) {
                 *f = true;
             }
             checked.push((key, e.signed));

@@ -98,7 +98,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                     }
                 }
                 None => {
-                    if let Some(entry) = set.get_mut(j.0 as usize) {
+                    if let Some(entry) = set.get_mut(j.index()) {
                         entry.get_or_insert(e.header().digest);
                     }
                 }

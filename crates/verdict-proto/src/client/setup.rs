@@ -14,8 +14,8 @@ use crate::schedule::Schedule;
 use crate::setup::SetupLog;
 use crate::setup::build_nets;
 use crate::slot::accusation_len;
-use crate::suite::{Nets, ProtoSuite};
-use crate::wire::{Envelope, Reader};
+use crate::suite::{ProtoSuite, SessionNets};
+use crate::wire::Envelope;
 
 use super::{Client, Ready, State};
 
@@ -84,7 +84,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
 }
 
 /// The outcome of verifying a set-up transcript: the DC-net sessions, or the culprit.
-type Verified<S> = Result<Arc<Nets<S>>, (Vec<Party>, SetupFailure)>;
+type Verified<S> = Result<Arc<SessionNets<S>>, (Vec<Party>, SetupFailure)>;
 /// Verifies a whole set-up transcript (every signature, submission, shuffle and decryption
 /// proof) and builds the DC-net sessions. `Err` only for an undecodable transcript.
 fn verify_transcript<S: ProtoSuite>(
@@ -92,7 +92,7 @@ fn verify_transcript<S: ProtoSuite>(
     session: SessionId,
     payload: &[u8],
 ) -> Result<Verified<S>, WireError> {
-    let mut r = Reader::new(payload);
+    let mut r = crate::wire::reader(payload);
     let list = r.byte_slices()?;
     r.finish()?;
     let mut log =

@@ -132,7 +132,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
                 && h.round == round
                 && h.session == self.session.0
                 && *kind.get_or_insert(h.kind) == h.kind
-                && matches!(h.sender, Party::Server(s) if s != echoer && (s.0 as usize) < self.config.num_servers())
+                && matches!(h.sender, Party::Server(s) if s != echoer && s.index() < self.config.num_servers())
                 && seen.insert(h.sender);
             if !well_formed || heads.len() + 1 >= self.config.num_servers() {
                 return Err(bad());

@@ -8,9 +8,9 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
 use verdict_shuffle::{KeyPair, Phase};
 
-use super::blame::EarlyBlame;
 use super::common::Core;
 use super::round::new_round;
+use super::state::EarlyBlame;
 use super::state::{Early, Running, SetupState};
 use super::stop::Stop;
 use crate::error::MessageError;
@@ -123,7 +123,7 @@ impl<S: ProtoSuite> SetupState<S> {
             culprits: vec![me],
         };
         match self.log.shuffle().phase() {
-            Phase::Shuffle { server } if server == core.id.0 as usize && !self.sent_step => {
+            Phase::Shuffle { server } if server == core.id.index() && !self.sent_step => {
                 self.sent_step = true;
                 let step = self
                     .log

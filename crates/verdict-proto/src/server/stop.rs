@@ -253,7 +253,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             },
             evidence: vec![env.to_bytes()],
         };
-        let mut r = Reader::new(&env.payload);
+        let mut r = crate::wire::reader(&env.payload);
         let parsed = (|| {
             let culprit = ServerId(r.u32()?);
             let fault = decode_fault(&mut r)?;
@@ -265,7 +265,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             // A garbled alert still means its sender has stopped.
             return garbled();
         };
-        if alleged.0 as usize >= self.config.num_servers() {
+        if alleged.index() >= self.config.num_servers() {
             return garbled();
         }
         let verified = match &fault {

@@ -13,7 +13,7 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::ServerId;
 
 use super::Server;
-use super::blame::Blame;
+use super::state::Blame;
 use super::state::{RoundStep, State};
 use super::stop::Stop;
 use crate::error::ServerFault;

@@ -6,7 +6,7 @@ use verdict_dcnet::{ClientId, Party, ServerId};
 
 use super::Simulator;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+use crate::wire::{Envelope, Kind, Writer, write_byte_list};
 
 /// A misbehaving participant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,7 +143,7 @@ impl<S: ProtoSuite> Simulator<S> {
     /// Adds an adversary.
     pub fn add_adversary(&mut self, adversary: Adversary) {
         if let Adversary::LyingServer { server } | Adversary::DeceivingServer { server } = adversary
-            && let Some(s) = self.servers.get_mut(server.0 as usize)
+            && let Some(s) = self.servers.get_mut(server.index())
         {
             // The lie must be consistent (what it tells others is what it acts on), so it
             // lives in the server, not in the link.
@@ -153,22 +153,22 @@ impl<S: ProtoSuite> Simulator<S> {
         // acts on) live in the server, not in the link.
         match adversary {
             Adversary::UncheckingServer { server } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                if let Some(s) = self.servers.get_mut(server.index()) {
                     s.skip_client_checks();
                 }
             }
             Adversary::WrongAggregateServer { server, round } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                if let Some(s) = self.servers.get_mut(server.index()) {
                     s.swap_aggregates_in(round);
                 }
             }
             Adversary::DissentingServer { server } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                if let Some(s) = self.servers.get_mut(server.index()) {
                     s.dissent_in_blame();
                 }
             }
             Adversary::FalselyRejectingServer { server, round } => {
-                if let Some(s) = self.servers.get_mut(server.0 as usize) {
+                if let Some(s) = self.servers.get_mut(server.index()) {
                     s.falsely_reject_in(round);
                 }
             }
@@ -225,7 +225,7 @@ impl<S: ProtoSuite> Simulator<S> {
                     if c == client && h.kind == Kind::Submission && h.round >= from_round =>
                 {
                     let open = self.open_slots_of(c);
-                    let Ok(mut list) = Reader::new(&env.payload).byte_list() else {
+                    let Ok(mut list) = crate::wire::reader(&env.payload).byte_list() else {
                         continue;
                     };
                     for (o, ct) in open.iter().zip(list.iter_mut()) {
@@ -249,7 +249,7 @@ impl<S: ProtoSuite> Simulator<S> {
                     if c == client && h.kind == Kind::Submission && h.round == round =>
                 {
                     let open = self.open_slots_of(c);
-                    let Ok(mut list) = Reader::new(&env.payload).byte_list() else {
+                    let Ok(mut list) = crate::wire::reader(&env.payload).byte_list() else {
                         continue;
                     };
                     let ver: Vec<usize> = open
@@ -276,8 +276,12 @@ impl<S: ProtoSuite> Simulator<S> {
                     if h.round == round
                         && let Some(old) = self.last_submission.get(&c).cloned()
                     {
-                        let same_shape = Reader::new(&old).byte_list().map(|l| l.len()).ok()
-                            == Reader::new(&env.payload).byte_list().map(|l| l.len()).ok();
+                        let same_shape =
+                            crate::wire::reader(&old).byte_list().map(|l| l.len()).ok()
+                                == crate::wire::reader(&env.payload)
+                                    .byte_list()
+                                    .map(|l| l.len())
+                                    .ok();
                         if same_shape {
                             bytes = self.reseal(who, &env, h.round, old);
                         }
@@ -307,8 +311,8 @@ impl<S: ProtoSuite> Simulator<S> {
                     if c == client && h.kind == Kind::Submission && h.round >= from_round =>
                 {
                     let open = self.open_slots_of(c);
-                    let own = self.clients.get(c.0 as usize).and_then(|cl| cl.slot());
-                    let Ok(mut list) = Reader::new(&env.payload).byte_list() else {
+                    let own = self.clients.get(c.index()).and_then(|cl| cl.slot());
+                    let Ok(mut list) = crate::wire::reader(&env.payload).byte_list() else {
                         continue;
                     };
                     let text = format!("injected by client {}", c.0);
@@ -463,7 +467,7 @@ impl<S: ProtoSuite> Simulator<S> {
             self.config.num_clients(),
         )
         .ok()?;
-        let mut r = Reader::new(&env.payload);
+        let mut r = crate::wire::reader(&env.payload);
         let _ = r.bytes().ok()?;
         let suite = r.bytes().ok()?.to_vec();
         let secret = verdict_group::SecretScalar::new(y);

@@ -274,8 +274,8 @@ impl<S: ProtoSuite> Simulator<S> {
     /// All of a participant's long-term secret keys.
     pub fn secret_keys(&self, who: Party) -> Option<&SecretKeys<S::G>> {
         match who {
-            Party::Server(s) => self.server_keys.get(s.0 as usize),
-            Party::Client(c) => self.client_keys.get(c.0 as usize),
+            Party::Server(s) => self.server_keys.get(s.index()),
+            Party::Client(c) => self.client_keys.get(c.index()),
         }
     }
 
@@ -357,7 +357,7 @@ impl<S: ProtoSuite> Simulator<S> {
         let mut events = Vec::new();
         match who {
             Party::Server(s) => {
-                if let Some(srv) = self.servers.get_mut(s.0 as usize) {
+                if let Some(srv) = self.servers.get_mut(s.index()) {
                     while let Some(t) = srv.poll_transmit() {
                         out.push(t);
                     }
@@ -367,7 +367,7 @@ impl<S: ProtoSuite> Simulator<S> {
                 }
             }
             Party::Client(c) => {
-                if let Some(cl) = self.clients.get_mut(c.0 as usize) {
+                if let Some(cl) = self.clients.get_mut(c.index()) {
                     while let Some(t) = cl.poll_transmit() {
                         out.push(t);
                     }
@@ -447,13 +447,13 @@ impl<S: ProtoSuite> Simulator<S> {
                 let start = Instant::now();
                 match p.to {
                     Party::Server(s) => {
-                        if let Some(srv) = self.servers.get_mut(s.0 as usize) {
+                        if let Some(srv) = self.servers.get_mut(s.index()) {
                             srv.handle_timeout(self.now);
                             srv.handle_message(p.from, &p.bytes);
                         }
                     }
                     Party::Client(c) => {
-                        if let Some(cl) = self.clients.get_mut(c.0 as usize) {
+                        if let Some(cl) = self.clients.get_mut(c.index()) {
                             cl.handle_message(p.from, &p.bytes);
                         }
                     }
@@ -466,7 +466,7 @@ impl<S: ProtoSuite> Simulator<S> {
                 self.now = self.now.max(t);
                 let start = Instant::now();
                 if let Party::Server(s) = who
-                    && let Some(srv) = self.servers.get_mut(s.0 as usize)
+                    && let Some(srv) = self.servers.get_mut(s.index())
                 {
                     srv.handle_timeout(self.now);
                 }

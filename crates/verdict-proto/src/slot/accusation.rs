@@ -46,7 +46,7 @@ impl Accusation {
     }
     /// Decodes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let a = Self::read(&mut r)?;
         r.finish()?;
         Ok(a)

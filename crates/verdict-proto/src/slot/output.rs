@@ -5,7 +5,7 @@ use verdict_dcnet::ClientId;
 
 use super::{OpenSlot, SlotKind};
 use crate::error::{ExclusionReason, WireError};
-use crate::wire::{Reader, Writer};
+use crate::wire::Writer;
 
 /// What a slot revealed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl RoundResult {
         let mut w = Writer::new();
         let mut bitmap = vec![0u8; (self.roster as usize).div_ceil(8)];
         for c in &self.accepted {
-            if let Some(b) = bitmap.get_mut(c.0 as usize / 8) {
+            if let Some(b) = bitmap.get_mut(c.index() / 8) {
                 *b |= 1 << (c.0 % 8);
             }
         }
@@ -73,7 +73,7 @@ impl RoundResult {
 
     /// Decodes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let round = r.u64()?;
         let roster = r.u32()?;
         let bitmap = r.raw((roster as usize).div_ceil(8))?;

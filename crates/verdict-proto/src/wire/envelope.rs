@@ -5,7 +5,7 @@ use verdict_dcnet::Party;
 use verdict_group::Group;
 use verdict_nizk::{Signature, SigningKey, VerifyingKey};
 
-use super::codec::{Reader, Writer};
+use super::codec::{ReadParty, Reader, WriteParty, Writer, reader};
 use super::kind::Kind;
 use crate::error::WireError;
 
@@ -44,7 +44,7 @@ impl Header {
     /// Decodes the header at the start of `bytes` (of a signed header or an envelope) without
     /// looking at the rest.
     pub fn from_prefix(bytes: &[u8]) -> Result<Self, WireError> {
-        Self::read(&mut Reader::new(bytes))
+        Self::read(&mut reader(bytes))
     }
 
     fn read(r: &mut Reader<'_>) -> Result<Self, WireError> {
@@ -90,7 +90,7 @@ impl<G: Group> SignedHeader<G> {
 
     /// Decodes (the signature is validated as an encoding, not verified).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = reader(bytes);
         let s = Self::read(&mut r)?;
         r.finish()?;
         Ok(s)
@@ -182,7 +182,7 @@ impl<G: Group> Envelope<G> {
     /// Like [`Envelope::from_bytes`], but the payload is returned as a slice of `bytes`
     /// instead of being copied.
     pub fn parse(bytes: &[u8]) -> Result<(SignedHeader<G>, &[u8]), WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = reader(bytes);
         let signed = SignedHeader::read(&mut r)?;
         let payload = r.bytes()?;
         r.finish()?;
@@ -196,7 +196,7 @@ impl<G: Group> Envelope<G> {
     /// with its signature decoded: for envelopes that were checked when they arrived and kept
     /// encoded.
     pub fn payload_of(bytes: &[u8]) -> Result<&[u8], WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = reader(bytes);
         Header::read(&mut r)?;
         r.raw(Signature::<G>::ENCODED_LEN)?;
         let payload = r.bytes()?;

@@ -1,4 +1,4 @@
-//! Wire formats: a small length-framed codec, the signed [`Envelope`] every protocol message
+//! Wire formats: the protocol's use of the workspace codec, the signed [`Envelope`] every protocol message
 //! travels in, and the message kinds.
 //!
 //! Every message is `header ‖ signature ‖ u32 payload length ‖ payload`, where the 78-byte
@@ -14,6 +14,6 @@ mod envelope;
 mod kind;
 pub mod payloads;
 
-pub use codec::{MAX_FIELD, Reader, Writer, write_byte_list};
+pub use codec::{MAX_FIELD, ReadParty, Reader, WriteParty, Writer, reader, write_byte_list};
 pub use envelope::{ENVELOPE_HEADER_LEN, Envelope, Header, SignedHeader, verify_batch};
 pub use kind::{Kind, Role};

@@ -3,7 +3,7 @@
 //! framing only; what the fields mean is checked by the state machines. The blame payloads are
 //! in [`crate::blame`].
 
-use super::codec::{Reader, Writer, write_byte_list};
+use super::codec::{Writer, write_byte_list};
 use crate::error::WireError;
 
 /// [`super::Kind::ClientSetup`]: a client's pseudonym-shuffle submission and its suite set-up
@@ -26,7 +26,7 @@ impl<'a> ClientSetup<'a> {
 
     /// Decodes.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let out = Self {
             submission: r.bytes()?,
             suite: r.bytes()?,
@@ -57,7 +57,7 @@ impl<'a> SetupInventory<'a> {
 
     /// Decodes.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let suite = r.bytes()?;
         let clients = r.byte_slices()?;
         r.finish()?;
@@ -82,7 +82,7 @@ impl<'a> ByteList<'a> {
 
     /// Decodes.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let items = r.byte_slices()?;
         r.finish()?;
         Ok(Self(items))
@@ -114,7 +114,7 @@ impl<'a> Inventory<'a> {
 
     /// Decodes without copying the submissions.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let out = Self {
             accepted: r.byte_slices()?,
             rejected: r.byte_slices()?,
@@ -146,7 +146,7 @@ impl<'a> RoundOutput<'a> {
 
     /// Decodes.
     pub fn decode(bytes: &'a [u8]) -> Result<Self, WireError> {
-        let mut r = Reader::new(bytes);
+        let mut r = crate::wire::reader(bytes);
         let result = r.bytes()?;
         let signatures = r.byte_slices()?;
         r.finish()?;

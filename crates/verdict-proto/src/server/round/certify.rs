@@ -29,7 +29,7 @@ impl<S: ProtoSuite> Running<S> {
         let Party::Server(j) = env.header().sender else {
             return Ok(());
         };
-        if let Some(slot) = self.round.signatures.get_mut(j.0 as usize) {
+        if let Some(slot) = self.round.signatures.get_mut(j.index()) {
             slot.get_or_insert_with(|| env.to_bytes());
         }
         core.progress();

@@ -9,7 +9,7 @@ use super::super::state::{RoundStep, Running};
 use super::super::stop::Stop;
 use super::slot_items;
 use crate::error::ServerFault;
-use crate::suite::{Nets, Prepared, ProtoSuite};
+use crate::suite::{Prepared, ProtoSuite, SessionNets};
 use crate::wire::{Envelope, Kind, payloads};
 
 impl<S: ProtoSuite> Running<S> {
@@ -24,7 +24,7 @@ impl<S: ProtoSuite> Running<S> {
         let Ok(digest) = <[u8; 32]>::try_from(env.payload.as_slice()) else {
             return Err(Stop::bad_message(j, &env));
         };
-        if let Some(slot) = self.round.commits.get_mut(j.0 as usize) {
+        if let Some(slot) = self.round.commits.get_mut(j.index()) {
             slot.get_or_insert(digest);
         }
         core.progress();
@@ -57,14 +57,14 @@ impl<S: ProtoSuite> Running<S> {
         if run.round.my_cts.is_none() {
             // A faster server already has every inventory; we do not, so we cannot check its
             // proofs over S yet. (Bounded: one message per server per round.)
-            if let Some(slot) = run.round.early_cts.get_mut(j.0 as usize) {
+            if let Some(slot) = run.round.early_cts.get_mut(j.index()) {
                 slot.get_or_insert(env);
             }
             return Ok(());
         }
         let evidence = vec![env.to_bytes()];
         if run.round.has_xor() {
-            let committed = run.round.commits.get(j.0 as usize).copied().flatten();
+            let committed = run.round.commits.get(j.index()).copied().flatten();
             if committed != Some(*blake3::hash(&env.payload).as_bytes()) {
                 return Err(Stop::fault(
                     j,
@@ -85,7 +85,7 @@ impl<S: ProtoSuite> Running<S> {
         };
         let mut cts = Vec::with_capacity(list.len());
         for (k, (open, bytes)) in run.round.open.iter().zip(&list).enumerate() {
-            let Some(ct) = Nets::<S>::decode_server(open, bytes) else {
+            let Some(ct) = SessionNets::<S>::decode_server(open, bytes) else {
                 let slot = open.slot;
                 return Err(Stop::fault(
                     j,
@@ -102,7 +102,7 @@ impl<S: ProtoSuite> Running<S> {
                 };
                 let verified = match prepared {
                     // Checked below, all slots in one batch.
-                    Prepared::Ver(_) if S::AGGREGATES => Ok(()),
+                    Prepared::Ver(_) if S::AGGREGATION.aggregates() => Ok(()),
                     _ => {
                         let items = slot_items(&run.round.accepted, k);
                         run.nets.verify_server(prepared, j, &items, &ct)
@@ -122,7 +122,9 @@ impl<S: ProtoSuite> Running<S> {
             }
             cts.push(ct);
         }
-        if S::AGGREGATES && j != core.id {
+        if let Some(aggregator) = run.nets.aggregator()
+            && j != core.id
+        {
             // The verifiable slots' proofs over the ids of S, in one batch.
             let mut items = Vec::new();
             let mut slots = Vec::new();
@@ -136,8 +138,7 @@ impl<S: ProtoSuite> Running<S> {
             let checked = if items.is_empty() {
                 Ok(())
             } else {
-                run.nets
-                    .verify_server_slots_for(j, &ids, &items, &mut core.rng)
+                aggregator.verify_server_slots_for(j, &ids, &items, &mut core.rng)
             };
             if let Err(bad) = checked {
                 let slot = bad
@@ -155,7 +156,7 @@ impl<S: ProtoSuite> Running<S> {
                 ));
             }
         }
-        if let Some(slot) = run.round.server_cts.get_mut(j.0 as usize)
+        if let Some(slot) = run.round.server_cts.get_mut(j.index())
             && slot.is_none()
         {
             *slot = Some((evidence.into_iter().next().unwrap_or_default(), cts));

@@ -41,7 +41,7 @@ impl<S: ProtoSuite> Running<S> {
                 rejected: core::mem::take(&mut run.round.own_rejected),
                 aggregates: core::mem::take(&mut run.round.own_aggregates),
             };
-            if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
+            if let Some(slot) = run.round.inventories.get_mut(j.index()) {
                 *slot = Some(inventory);
             }
             core.progress();
@@ -93,8 +93,8 @@ impl<S: ProtoSuite> Running<S> {
         }
         let mut aggregates = Vec::with_capacity(open.len());
         for (o, bytes) in open.iter().zip(&aggregate_list) {
-            if deferrable::<S>(o) {
-                let Ok(a) = S::decode_aggregate(o.len, bytes) else {
+            if let Some(ops) = S::AGGREGATION.ops().filter(|_| deferrable::<S>(o)) {
+                let Ok(a) = ops.decode_aggregate(o.len, bytes) else {
                     return bad();
                 };
                 aggregates.push(Some(a));
@@ -139,7 +139,7 @@ impl<S: ProtoSuite> Running<S> {
                 }
             }
         }
-        if let Some(slot) = run.round.inventories.get_mut(j.0 as usize) {
+        if let Some(slot) = run.round.inventories.get_mut(j.index()) {
             *slot = Some(Inventory {
                 envelope: keep.then_some(env),
                 items,
@@ -213,7 +213,7 @@ impl<S: ProtoSuite> Running<S> {
         for (c, evidence) in doubles {
             accepted.remove(&c);
             if let Some(u) = upstream.remove(&c) {
-                recompute[u.0 as usize] = true;
+                recompute[u.index()] = true;
             }
             run.round.excluded_now.push((
                 c,
@@ -227,10 +227,10 @@ impl<S: ProtoSuite> Running<S> {
         for (c, (slot, envelope)) in rejections {
             if let Some(sub) = accepted.remove(&c) {
                 let u = upstream.remove(&c).unwrap_or(me);
-                recompute[u.0 as usize] = true;
+                recompute[u.index()] = true;
                 if eager && u != me && sub.envelope == envelope && fault.is_none() {
                     let evidence = forwarded
-                        .get(u.0 as usize)
+                        .get(u.index())
                         .and_then(|f: &Forwarded<S>| f.envelope.as_ref())
                         .map(|e| vec![e.to_bytes(), envelope.clone()])
                         .unwrap_or_default();
@@ -258,7 +258,7 @@ impl<S: ProtoSuite> Running<S> {
         if let Some((j, f, evidence)) = fault {
             return Err(Stop::fault(j, f, evidence));
         }
-        if eager && !S::AGGREGATES {
+        if eager && !S::AGGREGATION.aggregates() {
             // Eager-only suites: every server verifies every client proof before combining.
             let mut bad: BTreeMap<ClientId, u32> = BTreeMap::new();
             for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
@@ -294,9 +294,10 @@ impl<S: ProtoSuite> Running<S> {
             let server = ServerId(j as u32);
             for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
             {
-                if !deferrable::<S>(open) {
+                let Some(aggregator) = run.nets.aggregator().filter(|_| deferrable::<S>(open))
+                else {
                     continue;
-                }
+                };
                 let mut items = Vec::new();
                 for (c, sub) in accepted.iter_mut() {
                     if upstream.get(c) != Some(&server) {
@@ -321,7 +322,7 @@ impl<S: ProtoSuite> Running<S> {
                     }
                 }
                 match (
-                    run.nets.aggregate(prepared, &items),
+                    aggregator.aggregate(prepared, &items),
                     fw.aggregates.get_mut(k),
                 ) {
                     (Ok(a), Some(slot)) => *slot = a,
@@ -347,10 +348,9 @@ impl<S: ProtoSuite> Running<S> {
         let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
         let mut cts = Vec::with_capacity(run.round.open.len());
         for (k, prepared) in run.round.prepared.iter().enumerate() {
-            let ct = match prepared {
-                Prepared::Ver(p) if S::AGGREGATES => {
-                    run.nets
-                        .server_ciphertext_for(&run.secrets, p, &ids, &mut core.rng)
+            let ct = match (prepared, run.nets.aggregator()) {
+                (Prepared::Ver(p), Some(aggregator)) => {
+                    aggregator.server_ciphertext_for(&run.secrets, p, &ids, &mut core.rng)
                 }
                 _ => {
                     let items = slot_items(&run.round.accepted, k);

@@ -13,7 +13,7 @@ use super::stop::Stop;
 use crate::error::MessageError;
 use crate::schedule::Schedule;
 use crate::slot::{OpenSlot, SlotKind};
-use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite};
+use crate::suite::{ClientCt, Prepared, ProtoSuite, SessionNets};
 use crate::wire::{Envelope, Kind, payloads};
 
 mod certify;
@@ -103,7 +103,7 @@ pub(crate) fn slot_items<S: ProtoSuite>(
 /// The first open slot in which `client`'s submission `payload` carries a malformed ciphertext
 /// or an invalid proof (`None`: the submission is valid).
 pub(crate) fn first_invalid_slot<S: ProtoSuite, R: RngCore + CryptoRng>(
-    nets: &Nets<S>,
+    nets: &SessionNets<S>,
     open: &[OpenSlot],
     prepared: &[Prepared<S>],
     client: ClientId,
@@ -118,7 +118,7 @@ pub(crate) fn first_invalid_slot<S: ProtoSuite, R: RngCore + CryptoRng>(
         return Some(first);
     }
     for ((o, p), bytes) in open.iter().zip(prepared).zip(&list) {
-        let Some(ct) = Nets::<S>::decode_client(o, bytes) else {
+        let Some(ct) = SessionNets::<S>::decode_client(o, bytes) else {
             return Some(o.slot);
         };
         if !nets.verify_clients(p, &[(client, &ct)], rng).is_empty() {
@@ -131,7 +131,7 @@ pub(crate) fn first_invalid_slot<S: ProtoSuite, R: RngCore + CryptoRng>(
 /// Whether servers may leave this slot's ciphertexts of other servers' clients undecoded and
 /// use those servers' aggregates instead.
 pub(crate) fn deferrable<S: ProtoSuite>(open: &OpenSlot) -> bool {
-    S::AGGREGATES && open.kind == SlotKind::Verifiable
+    S::AGGREGATION.aggregates() && open.kind == SlotKind::Verifiable
 }
 
 /// Decodes the `k`-th slot ciphertext of a submission whose decoding was deferred (`None`:
@@ -144,7 +144,7 @@ pub(crate) fn client_ct<S: ProtoSuite>(
 ) -> Option<ClientCt<S>> {
     let payload = Envelope::<S::G>::payload_of(envelope).ok()?;
     let list = payloads::ByteList::decode(payload).ok()?.0;
-    Nets::<S>::decode_client(open, list.get(k)?)
+    SessionNets::<S>::decode_client(open, list.get(k)?)
 }
 
 pub(crate) fn decode_deferred<S: ProtoSuite>(
@@ -174,7 +174,7 @@ pub(crate) fn message_kind(hybrid: bool) -> SlotKind {
 
 /// Round `number` as `schedule` opens it.
 pub(crate) fn new_round<S: ProtoSuite>(
-    nets: &Nets<S>,
+    nets: &SessionNets<S>,
     schedule: &Schedule,
     number: u64,
     now: Duration,

@@ -15,7 +15,7 @@ use crate::policy::Verification;
 use crate::slot::{
     Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput, split_payload, verify_slot,
 };
-use crate::suite::{ClientCt, Prepared, ProtoSuite, ServerCt};
+use crate::suite::{ClientCt, Prepared, ProtoSuite, Revealed, ServerCt};
 use crate::wire::{Envelope, Kind};
 
 impl<S: ProtoSuite> Running<S> {
@@ -49,21 +49,21 @@ impl<S: ProtoSuite> Running<S> {
                 .filter_map(|(_, v)| v.get(k))
                 .collect();
             let pseudonym = run.nets.ver.roster().pseudonym(open.slot).ok().cloned();
-            let revealed = match prepared {
-                Prepared::Ver(p) if S::AGGREGATES => {
+            let revealed = match (prepared, run.nets.aggregator()) {
+                (Prepared::Ver(p), Some(aggregator)) => {
                     let aggregates: Vec<&S::Aggregate> = run
                         .round
                         .forwarded
                         .iter()
                         .filter_map(|f| f.aggregates.get(k).and_then(Option::as_ref))
                         .collect();
-                    run.nets.reveal_aggregated(p, &aggregates, &servers)
+                    aggregator.reveal(p, &aggregates, &servers)
                 }
                 _ => run.nets.reveal(prepared, &items, &servers),
             };
             let (out, next) = match revealed {
-                Ok(Ok(None)) => (SlotOutput::Empty, 0),
-                Ok(Ok(Some(payload))) => interpret::<S>(
+                Revealed::Empty => (SlotOutput::Empty, 0),
+                Revealed::Payload(payload) => interpret::<S>(
                     open,
                     &payload,
                     &session,
@@ -72,10 +72,9 @@ impl<S: ProtoSuite> Running<S> {
                     hybrid,
                     &mut accusations,
                 ),
-                Ok(Err(raw)) => (SlotOutput::Corrupt(raw), 0),
-                Err(_) => (SlotOutput::Corrupt(Vec::new()), 0),
+                Revealed::Corrupt(raw) => (SlotOutput::Corrupt(raw), 0),
             };
-            if (lazy || S::AGGREGATES)
+            if (lazy || S::AGGREGATION.aggregates())
                 && open.kind == SlotKind::Verifiable
                 && matches!(out, SlotOutput::Corrupt(_))
             {
@@ -98,7 +97,7 @@ impl<S: ProtoSuite> Running<S> {
                     let evidence = run
                         .round
                         .forwarded
-                        .get(u.0 as usize)
+                        .get(u.index())
                         .and_then(|f| f.envelope.as_ref())
                         .map(|e| vec![e.to_bytes()])
                         .unwrap_or_default();
@@ -123,14 +122,14 @@ impl<S: ProtoSuite> Running<S> {
             let items = slot_items(&run.round.accepted, k);
             for c in run.nets.verify_clients(prepared, &items, &mut core.rng) {
                 lazy_bad.entry(c).or_insert(open.slot);
-                if !lazy && S::AGGREGATES {
+                if !lazy && S::AGGREGATION.aggregates() {
                     // Eager: its upstream server should have rejected it.
                     blame_upstream(c, &mut fault);
                 }
             }
-            if !S::AGGREGATES {
+            let Some(aggregator) = run.nets.aggregator() else {
                 continue;
-            }
+            };
             // Every aggregate we used as forwarded must be the sum of what its server forwarded.
             for (j, fw) in run.round.forwarded.iter().enumerate() {
                 let server = ServerId(j as u32);
@@ -142,7 +141,7 @@ impl<S: ProtoSuite> Running<S> {
                     .filter(|(c, _)| run.round.upstream.get(c) == Some(&server))
                     .copied()
                     .collect();
-                let sum = run.nets.aggregate(prepared, &own).ok().flatten();
+                let sum = aggregator.aggregate(prepared, &own).ok().flatten();
                 if sum.as_ref() != fw.aggregates.get(k).and_then(Option::as_ref) && fault.is_none()
                 {
                     fault = Some((

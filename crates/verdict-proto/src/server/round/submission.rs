@@ -13,7 +13,7 @@ use super::{deferrable, slot_items};
 use crate::error::{MessageError, ServerFault, WireError};
 use crate::policy::Verification;
 use crate::slot::{OpenSlot, SlotKind};
-use crate::suite::{ClientCt, Nets, ProtoSuite};
+use crate::suite::{ClientCt, ProtoSuite, SessionNets};
 use crate::wire::{Envelope, Kind, payloads};
 
 /// Decodes a submission's slot ciphertexts; with `all = false` only those every server needs
@@ -32,7 +32,7 @@ pub(super) fn decode_submission<S: ProtoSuite>(
         .zip(&list)
         .map(|(o, b)| {
             if all || !deferrable::<S>(o) {
-                Nets::<S>::decode_client(o, b)
+                SessionNets::<S>::decode_client(o, b)
                     .map(Some)
                     .ok_or(WireError::Invalid("slot ciphertext"))
             } else {
@@ -140,7 +140,7 @@ impl<S: ProtoSuite> Running<S> {
                 );
             }
         }
-        if S::AGGREGATES && eager {
+        if S::AGGREGATION.aggregates() && eager {
             // Eager verification, our share of it: our own clients' proofs, one batch per
             // slot. The other servers take our word (and our aggregates) until a slot fails to
             // reveal, so this is where an invalid proof is normally caught.
@@ -171,8 +171,9 @@ impl<S: ProtoSuite> Running<S> {
         let mut aggregates = Vec::with_capacity(run.round.open.len());
         let mut encoded = Vec::with_capacity(run.round.open.len());
         for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate() {
-            let aggregate = if deferrable::<S>(open) {
-                match run.nets.aggregate(prepared, &slot_items(&run.round.own, k)) {
+            let aggregator = run.nets.aggregator().filter(|_| deferrable::<S>(open));
+            let aggregate = if let Some(aggregator) = aggregator {
+                match aggregator.aggregate(prepared, &slot_items(&run.round.own, k)) {
                     Ok(a) => a,
                     // Our own clients' ciphertexts were length-checked on arrival: only a bug of
                     // ours gets here, and then we stop rather than send something wrong.
@@ -190,7 +191,8 @@ impl<S: ProtoSuite> Running<S> {
             encoded.push(
                 aggregate
                     .as_ref()
-                    .map(S::encode_aggregate)
+                    .zip(S::AGGREGATION.ops())
+                    .map(|(a, ops)| ops.encode_aggregate(a))
                     .unwrap_or_default(),
             );
             aggregates.push(aggregate);
@@ -206,10 +208,11 @@ impl<S: ProtoSuite> Running<S> {
         }
         for (k, open) in run.round.open.iter().enumerate() {
             if let (Some(Some(a)), Some(e)) = (aggregates.get_mut(k), encoded.get_mut(k))
+                && let Some(ops) = S::AGGREGATION.ops()
                 && let Some(t) = core.adversaries.tamper_aggregate(round, k, e)
-                && let Ok(t) = S::decode_aggregate(open.len, &t)
+                && let Ok(t) = ops.decode_aggregate(open.len, &t)
             {
-                *e = S::encode_aggregate(&t);
+                *e = ops.encode_aggregate(&t);
                 *a = t;
             }
         }

@@ -8,13 +8,16 @@ use std::collections::BTreeMap;
 use verdict_dcnet::{ClientId, ServerId};
 use verdict_group::Group;
 
-use super::blame::{Blame, EarlyBlame};
 use crate::error::ExclusionReason;
 use crate::schedule::Schedule;
 use crate::setup::SetupLog;
 use crate::slot::{Accusation, OpenSlot, RoundResult, SlotOutput};
-use crate::suite::{ClientCt, Nets, Prepared, ProtoSuite, ServerCt, ServerSecrets};
+use crate::suite::{ClientCt, Prepared, ProtoSuite, ServerCt, ServerSecrets, SessionNets};
 use crate::wire::Envelope;
+
+mod blame;
+
+pub(super) use blame::{Blame, Claim, EarlyBlame, Trace};
 
 /// The stage a server is in.
 pub(super) enum State<S: ProtoSuite> {
@@ -43,7 +46,7 @@ pub(super) struct SetupState<S: ProtoSuite> {
 
 /// The session after set-up.
 pub(super) struct Running<S: ProtoSuite> {
-    pub(super) nets: Nets<S>,
+    pub(super) nets: SessionNets<S>,
     pub(super) secrets: ServerSecrets<S>,
     pub(super) schedule: Schedule,
     pub(super) round: Round<S>,

@@ -1,0 +1,150 @@
+//! Blame steps 4–5: our verdict, the check of every peer's verdict against its evidence, and
+//! the exclusions once all agree.
+
+use std::collections::BTreeSet;
+
+use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::{ClientId, Party};
+
+use super::super::common::Core;
+use super::super::state::Running;
+use super::super::stop::Stop;
+use crate::blame::Verdict;
+use crate::error::{ExclusionReason, ServerFault};
+use crate::event::Event;
+use crate::suite::ProtoSuite;
+use crate::wire::{Envelope, Kind};
+
+impl<S: ProtoSuite> Running<S> {
+    /// Decides as soon as every suspect (not excluded before) has no objection to our claims.
+    pub(super) fn maybe_decide<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) {
+        let Some(blame) = &self.blame else {
+            return;
+        };
+        let Some(suspects) = &blame.suspects else {
+            return;
+        };
+        if suspects
+            .iter()
+            .all(|c| core.excluded.contains(c) || blame.answers.contains_key(c))
+        {
+            self.decide(core);
+        }
+    }
+
+    /// Signs our verdict on the suspects' rebuttals we hold.
+    pub(super) fn decide<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) {
+        let Some(blame) = self.blame.as_mut().filter(|b| !b.decided) else {
+            return;
+        };
+        let Some(suspects) = &blame.suspects else {
+            return;
+        };
+        blame.decided = true;
+        let verdict = Verdict {
+            round: blame.round,
+            // Simulator adversary: "nobody is to blame", whatever the evidence.
+            culprits: if core.adversaries.dissent_in_blame() {
+                Vec::new()
+            } else {
+                suspects.iter().copied().collect()
+            },
+            rebuttals: blame.answers.values().cloned().collect(),
+        };
+        core.broadcast(Kind::Verdict, verdict.round, verdict.to_bytes());
+    }
+
+    pub(in crate::server) fn on_verdict<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        env: Envelope<S::G>,
+    ) -> Result<(), Stop> {
+        let Party::Server(j) = env.header().sender else {
+            return Ok(());
+        };
+        let Ok(verdict) = Verdict::from_bytes(&env.payload) else {
+            return Err(Stop::bad_message(j, &env));
+        };
+        if verdict.round != env.header().round {
+            return Err(Stop::bad_message(j, &env));
+        }
+        let Some(blame) = self.blame.as_mut().filter(|b| b.round == verdict.round) else {
+            return self.keep_early_from_server(j, env);
+        };
+        let Some(suspects) = blame.suspects.clone() else {
+            if let Some(slot) = blame.early_verdicts.get_mut(j.index()) {
+                *slot = Some(env);
+            }
+            return Ok(());
+        };
+        // The verdict must be what its own evidence implies, given the claims all honest
+        // servers hold: every suspect, each rebuttal a suspect's "no objection" to our claims.
+        let mut answered = BTreeSet::new();
+        let evidence_ok = verdict.rebuttals.iter().all(|r| {
+            blame
+                .is_answer(&core.config, &core.session, r)
+                .is_some_and(|c| answered.insert(c))
+        });
+        let culprits: BTreeSet<ClientId> = verdict.culprits.iter().copied().collect();
+        if !evidence_ok || culprits != suspects {
+            let (round, slot) = blame.first_accused();
+            return Err(Stop::fault(
+                j,
+                ServerFault::BadVerdict { round, slot },
+                vec![env.to_bytes()],
+            ));
+        }
+        let Some(slot @ None) = blame.verdicts.get_mut(j.index()) else {
+            return Ok(());
+        };
+        *slot = Some(env.to_bytes());
+        core.progress();
+        if blame.verdicts.iter().all(Option::is_some) {
+            self.conclude(core)?;
+        }
+        Ok(())
+    }
+
+    /// Every server's verdict is in and consistent: apply it.
+    pub(super) fn conclude<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+    ) -> Result<(), Stop> {
+        let Some(blame) = self.blame.take() else {
+            return Ok(());
+        };
+        let mut evidence: Vec<Vec<u8>> = blame
+            .claims
+            .iter()
+            .flatten()
+            .map(|c| c.envelope.clone())
+            .collect();
+        evidence.extend(blame.verdicts.into_iter().flatten());
+        for trace in &blame.traces {
+            let culprit = trace.suspect.flatten();
+            if let Some(c) = culprit
+                && !core.excluded.contains(&c)
+            {
+                let reason = ExclusionReason::Disruption {
+                    round: trace.accusation.round,
+                    slot: trace.accusation.slot,
+                };
+                self.pending_exclusions.push((c, reason));
+                core.excluded.insert(c);
+                core.events.push_back(Event::Excluded {
+                    client: c,
+                    reason,
+                    evidence: evidence.clone(),
+                });
+            }
+            core.events.push_back(Event::Verdict {
+                accusation: trace.accusation,
+                culprit: culprit.map(Party::Client),
+            });
+        }
+        // Drop submissions of newly excluded clients and let the window close.
+        let excluded = &core.excluded;
+        self.round.own.retain(|c, _| !excluded.contains(c));
+        self.check_window(core)
+    }
+}
