@@ -12,6 +12,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 mod bench;
 mod ci;
 mod demo;
+mod fuzz;
+mod mutants;
 mod test_vectors;
 mod tidy;
 
@@ -36,6 +38,8 @@ pub(crate) enum Task {
     Bench(bench::Args),
     Demo(demo::Args),
     Ci(ci::Args),
+    Fuzz(fuzz::Args),
+    Mutants(mutants::Args),
     TestVectors(test_vectors::Args),
     Tidy(tidy::Args),
 }
@@ -48,6 +52,8 @@ fn main() -> ExitCode {
         Some(Task::Bench(args)) => bench::run(&root, &args),
         Some(Task::Demo(args)) => demo::run(&args),
         Some(Task::Ci(args)) => ci::run(&root, &args),
+        Some(Task::Fuzz(args)) => fuzz::run(&root, &args),
+        Some(Task::Mutants(args)) => mutants::run(&root, &args),
         Some(Task::TestVectors(args)) => test_vectors::run(&root, &args),
         Some(Task::Tidy(args)) => tidy::run(&root, &args),
         // No task: the help, and success, as `cargo xtask` always did.
