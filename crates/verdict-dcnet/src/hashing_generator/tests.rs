@@ -2,7 +2,7 @@
 //! secrets, so the DLEQ is valid for the sum it claims — only the accepted-set check stands
 //! between it and acceptance (issue 19, item 6: a repeated id would count a commitment twice).
 
-use verdict_group::{Group, Ristretto255};
+use verdict_group::{Group, Ristretto255, Scalar};
 use zeroize::Zeroizing;
 
 use super::HashingGenerator;
