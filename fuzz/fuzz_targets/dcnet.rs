@@ -32,7 +32,12 @@ fn common<C: Ciphersuite>(kind: u8, param: u8, bytes: &[u8]) {
             );
         }
         2 => {
-            round_trip("public key", bytes, C::decode_public_key, C::encode_public_key);
+            round_trip(
+                "public key",
+                bytes,
+                C::decode_public_key,
+                C::encode_public_key,
+            );
         }
         3 => {
             round_trip(

@@ -8,7 +8,9 @@ use verdict_group::{Bls12381G1, Bls12381G2, Bls12381Gt, Group, P256, Ristretto25
 use verdict_nizk::Encoded;
 
 fn point<G: Group>(bytes: &[u8]) {
-    let p = round_trip(G::NAME, bytes, G::from_bytes, |p: &G| p.to_bytes().as_ref().to_vec());
+    let p = round_trip(G::NAME, bytes, G::from_bytes, |p: &G| {
+        p.to_bytes().as_ref().to_vec()
+    });
     let nonid = G::from_bytes_nonidentity(bytes);
     if let Some(p) = p {
         assert_eq!(nonid.is_ok(), !p.is_identity());
@@ -20,13 +22,18 @@ fn point<G: Group>(bytes: &[u8]) {
     } else {
         assert!(nonid.is_err());
     }
-    round_trip("encoded", bytes, Encoded::<G>::from_bytes, |e: &Encoded<G>| {
-        e.as_bytes().to_vec()
-    });
+    round_trip(
+        "encoded",
+        bytes,
+        Encoded::<G>::from_bytes,
+        |e: &Encoded<G>| e.as_bytes().to_vec(),
+    );
 }
 
 fn scalar<S: Scalar>(bytes: &[u8]) {
-    if let Some(s) = round_trip("scalar", bytes, S::from_bytes, |s: &S| s.to_bytes().as_ref().to_vec()) {
+    if let Some(s) = round_trip("scalar", bytes, S::from_bytes, |s: &S| {
+        s.to_bytes().as_ref().to_vec()
+    }) {
         assert_eq!(s - s, S::zero());
     }
 }

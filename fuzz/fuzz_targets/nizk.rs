@@ -23,11 +23,21 @@ fn run<G: Group>(kind: u8, param: u8, bytes: &[u8]) {
                 commitments_h: usize::from((param >> 2) & 3),
                 responses: usize::from((param >> 4) & 7),
             };
-            round_trip("proof", bytes, |b| Proof::<G>::from_bytes(b, shape), Proof::to_bytes);
+            round_trip(
+                "proof",
+                bytes,
+                |b| Proof::<G>::from_bytes(b, shape),
+                Proof::to_bytes,
+            );
         }
         1 => {
             let st = Schnorr::<G>::with_generator(G::generator());
-            if let Some(p) = round_trip("schnorr proof", bytes, |b| st.decode_proof(b), Proof::to_bytes) {
+            if let Some(p) = round_trip(
+                "schnorr proof",
+                bytes,
+                |b| st.decode_proof(b),
+                Proof::to_bytes,
+            ) {
                 let _ = st.verify(&mut ctx().transcript(), &p);
             }
         }
@@ -37,12 +47,19 @@ fn run<G: Group>(kind: u8, param: u8, bytes: &[u8]) {
             let Ok(or) = Or::new(vec![&a as &dyn Statement<G>, &b]) else {
                 return;
             };
-            if let Some(p) = round_trip("or proof", bytes, |x| or.decode_proof(x), OrProof::to_bytes) {
+            if let Some(p) =
+                round_trip("or proof", bytes, |x| or.decode_proof(x), OrProof::to_bytes)
+            {
                 let _ = or.verify(&mut ctx().transcript(), &p);
             }
         }
         3 => {
-            if let Some(sig) = round_trip("signature", bytes, Signature::<G>::from_bytes, Signature::to_bytes) {
+            if let Some(sig) = round_trip(
+                "signature",
+                bytes,
+                Signature::<G>::from_bytes,
+                Signature::to_bytes,
+            ) {
                 let key = VerifyingKey::<G>::from_point(G::generator());
                 if let Some(key) = key {
                     let _ = key.verify(b"fuzz", b"message", &sig);
@@ -50,10 +67,20 @@ fn run<G: Group>(kind: u8, param: u8, bytes: &[u8]) {
             }
         }
         4 => {
-            round_trip("verifying key", bytes, VerifyingKey::<G>::from_bytes, VerifyingKey::to_bytes);
+            round_trip(
+                "verifying key",
+                bytes,
+                VerifyingKey::<G>::from_bytes,
+                VerifyingKey::to_bytes,
+            );
         }
         _ => {
-            round_trip("key registration", bytes, KeyRegistration::<G>::from_bytes, KeyRegistration::to_bytes);
+            round_trip(
+                "key registration",
+                bytes,
+                KeyRegistration::<G>::from_bytes,
+                KeyRegistration::to_bytes,
+            );
         }
     }
 }

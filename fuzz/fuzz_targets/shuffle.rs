@@ -14,12 +14,20 @@ fn run<G: Group>(kind: u8, param: u8, bytes: &[u8]) {
     let n = usize::from(param % 6);
     match kind % 7 {
         0 | 1 => {
-            round_trip("ciphertext list", bytes, CiphertextList::<G>::from_bytes, |l| {
-                l.as_bytes().to_vec()
-            });
+            round_trip(
+                "ciphertext list",
+                bytes,
+                CiphertextList::<G>::from_bytes,
+                |l| l.as_bytes().to_vec(),
+            );
         }
         2 => {
-            round_trip("shuffle proof", bytes, |b| ShuffleProof::<G>::from_bytes(b, n), ShuffleProof::to_bytes);
+            round_trip(
+                "shuffle proof",
+                bytes,
+                |b| ShuffleProof::<G>::from_bytes(b, n),
+                ShuffleProof::to_bytes,
+            );
         }
         3 => {
             round_trip(
@@ -30,10 +38,20 @@ fn run<G: Group>(kind: u8, param: u8, bytes: &[u8]) {
             );
         }
         4 => {
-            round_trip("submission", bytes, Submission::<G>::from_bytes, Submission::to_bytes);
+            round_trip(
+                "submission",
+                bytes,
+                Submission::<G>::from_bytes,
+                Submission::to_bytes,
+            );
         }
         5 => {
-            round_trip("shuffle step", bytes, |b| ShuffleStep::<G>::from_bytes(b, n), ShuffleStep::to_bytes);
+            round_trip(
+                "shuffle step",
+                bytes,
+                |b| ShuffleStep::<G>::from_bytes(b, n),
+                ShuffleStep::to_bytes,
+            );
         }
         _ => {
             round_trip(

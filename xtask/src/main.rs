@@ -134,12 +134,30 @@ mod tests {
         assert!(matches!(parse(&["demo"]), Ok(Some(Task::Demo(_)))));
         assert!(matches!(parse(&["ci"]), Ok(Some(Task::Ci(_)))));
         assert!(matches!(parse(&["tidy"]), Ok(Some(Task::Tidy(_)))));
+        assert_eq!(
+            parse(&["fuzz", "--target", "nizk", "--minutes", "3"]).ok(),
+            Some(Some(Task::Fuzz(fuzz::Args {
+                target: Some("nizk".into()),
+                minutes: Some(3),
+                ..fuzz::Args::default()
+            })))
+        );
+        assert_eq!(
+            parse(&["mutants", "--crate", "shuffle"]).ok(),
+            Some(Some(Task::Mutants(mutants::Args {
+                krate: Some("shuffle".into()),
+                timeout: 180,
+                jobs: 1,
+                ..mutants::Args::default()
+            })))
+        );
         for bad in [
             &["frobnicate"][..],
             &["demo", "--fast"],
             &["ci", "extra"],
             &["test-vectors", "--bogus"],
             &["tidy", "--fix"],
+            &["fuzz", "--minutes", "1", "--seconds", "2"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?} accepted");
         }
