@@ -40,7 +40,16 @@ const TARGETS: &[(&str, &str, &[&[u8]])] = &[
     (
         "dcnet",
         "dcnet-",
-        &[&[0, 8], &[1, 8], &[3, 8], &[5, 4], &[8, 8], &[11, 8], &[16, 0], &[43, 8]],
+        &[
+            &[0, 8],
+            &[1, 8],
+            &[3, 8],
+            &[5, 4],
+            &[8, 8],
+            &[11, 8],
+            &[16, 0],
+            &[43, 8],
+        ],
     ),
     (
         "shuffle",
@@ -202,7 +211,11 @@ pub(crate) fn run(root: &Path, args: &Args) -> bool {
         .collect();
     if targets.is_empty() {
         let known: Vec<&str> = TARGETS.iter().map(|(t, _, _)| *t).collect();
-        eprintln!("unknown target {:?}; known: {}", args.target, known.join(", "));
+        eprintln!(
+            "unknown target {:?}; known: {}",
+            args.target,
+            known.join(", ")
+        );
         return false;
     }
     if let Err(e) = cargo_fuzz(root, &["build", "-s", "none"]) {

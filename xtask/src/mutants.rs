@@ -149,7 +149,11 @@ pub(crate) fn run(root: &Path, args: &Args) -> bool {
         eprintln!(
             "unknown crate {:?}; known: {}",
             args.krate,
-            SCOPES.iter().map(|(c, _)| *c).collect::<Vec<_>>().join(", ")
+            SCOPES
+                .iter()
+                .map(|(c, _)| *c)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         return false;
     };
@@ -166,7 +170,9 @@ pub(crate) fn run(root: &Path, args: &Args) -> bool {
         match status {
             Ok(s) if matches!(s.code(), Some(0 | 2 | 3)) => {}
             Ok(s) => {
-                eprintln!("cargo mutants on {krate} failed ({s}); is it installed? `cargo install cargo-mutants --locked`");
+                eprintln!(
+                    "cargo mutants on {krate} failed ({s}); is it installed? `cargo install cargo-mutants --locked`"
+                );
                 ok = false;
                 continue;
             }
@@ -197,10 +203,7 @@ mod tests {
     #[test]
     fn crate_selection() {
         assert_eq!(selected(None).map(|s| s.len()), Some(SCOPES.len()));
-        assert_eq!(
-            selected(Some("nizk")).map(|s| s[0].0),
-            Some("verdict-nizk")
-        );
+        assert_eq!(selected(Some("nizk")).map(|s| s[0].0), Some("verdict-nizk"));
         assert_eq!(
             selected(Some("verdict-shuffle")).map(|s| s[0].0),
             Some("verdict-shuffle")
@@ -216,7 +219,10 @@ mod tests {
             ..Args::default()
         };
         let a = mutants_args(Path::new("/r"), "verdict-nizk", &["src/or.rs"], &args);
-        assert!(a.windows(2).any(|w| w == ["--file", "crates/verdict-nizk/src/or.rs"]));
+        assert!(
+            a.windows(2)
+                .any(|w| w == ["--file", "crates/verdict-nizk/src/or.rs"])
+        );
         assert!(a.windows(2).any(|w| w == ["--package", "verdict-nizk"]));
         let all = Args {
             all_files: true,
