@@ -117,6 +117,9 @@ fn mutants_args(root: &Path, krate: &str, files: &[&str], args: &Args) -> Vec<St
         args.timeout.to_string(),
         "--jobs".into(),
         args.jobs.to_string(),
+        // The copy of the tree each mutant is built in skips ignored files: fuzz/'s corpora
+        // and build output (large, and rewritten by a running fuzzer).
+        "--gitignore=true".into(),
         "--output".into(),
         root.join("target/mutants")
             .join(krate)

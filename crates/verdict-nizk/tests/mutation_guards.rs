@@ -124,6 +124,9 @@ fn shifted_pair(d1: S, d2: S) -> BatchVerifier<G> {
     batch
 }
 
+/// A batch-weight formula from the two 64-bit RNG outputs `(hi, lo)`.
+type WeightFormula = fn(u64, u64) -> S;
+
 /// The batch weights are full 128-bit `hi·2⁶⁴ + lo`. For each plausible wrong formula (the
 /// arithmetic mutants of the weight closure), two invalid proofs whose errors cancel under that
 /// formula's weights must still be rejected — they are, only if the real weights are used.
@@ -136,7 +139,7 @@ fn batch_weights_are_full_width() {
     let (r1, r2) = (real(1, 2), real(3, 4));
     assert!(shifted_pair(r2, -r1).verify(&mut Counter(0)).is_ok());
 
-    let wrong: [(&str, fn(u64, u64) -> S); 6] = [
+    let wrong: [(&str, WeightFormula); 6] = [
         ("hi + 2^64 + lo", |h, l| {
             S::from_u64(h) + (S::from_u64(u64::MAX) + S::one()) + S::from_u64(l)
         }),
