@@ -214,7 +214,9 @@ fn batch_rejects_a_lone_invalid_proof() {
         vec![p.responses()[0] + S::one()],
     );
     let mut batch = BatchVerifier::<G>::new();
-    batch.add(&st, ctx().transcript(), &bad);
+    assert!(batch.is_empty());
+    assert_eq!(batch.add(&st, ctx().transcript(), &bad), 0);
+    assert_eq!((batch.len(), batch.is_empty()), (1, false));
     assert_eq!(
         batch.verify(&mut rng(71)).map_err(|e| e.invalid),
         Err(vec![0])
