@@ -9,11 +9,12 @@ use std::path::Path;
 #[derive(Debug, Default, PartialEq, clap::Args)]
 #[command(
     about = "Everything CI runs: fmt, tidy, clippy, docs, tests, vector freshness, benchmarks \
-             compile",
+             compile, a short fuzz run",
     long_about = "Runs what CI (.ci/run) runs, stopping at the first failure: cargo fmt --check, \
                   cargo xtask tidy, cargo clippy (all targets, warnings denied), cargo doc \
                   (warnings denied), cargo test --workspace, cargo xtask test-vectors --check \
-                  and cargo bench --no-run."
+                  cargo bench --no-run and every fuzz target for 10 seconds \
+                  (cargo xtask fuzz --seconds 10; needs cargo-fuzz)."
 )]
 pub(crate) struct Args {}
 
@@ -40,4 +41,11 @@ pub(crate) fn run(root: &Path, _: &Args) -> bool {
         && cargo(&["test", "--workspace"], &[])
         && crate::test_vectors::run(root, &crate::test_vectors::Args { check: true })
         && cargo(&["bench", "--workspace", "--no-run"], &[])
+        && crate::fuzz::run(
+            root,
+            &crate::fuzz::Args {
+                seconds: Some(10),
+                ..crate::fuzz::Args::default()
+            },
+        )
 }

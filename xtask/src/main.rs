@@ -12,6 +12,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 mod bench;
 mod ci;
 mod demo;
+mod fuzz;
+mod mutants;
 mod test_vectors;
 mod tidy;
 
@@ -36,6 +38,8 @@ pub(crate) enum Task {
     Bench(bench::Args),
     Demo(demo::Args),
     Ci(ci::Args),
+    Fuzz(fuzz::Args),
+    Mutants(mutants::Args),
     TestVectors(test_vectors::Args),
     Tidy(tidy::Args),
 }
@@ -48,6 +52,8 @@ fn main() -> ExitCode {
         Some(Task::Bench(args)) => bench::run(&root, &args),
         Some(Task::Demo(args)) => demo::run(&args),
         Some(Task::Ci(args)) => ci::run(&root, &args),
+        Some(Task::Fuzz(args)) => fuzz::run(&root, &args),
+        Some(Task::Mutants(args)) => mutants::run(&root, &args),
         Some(Task::TestVectors(args)) => test_vectors::run(&root, &args),
         Some(Task::Tidy(args)) => tidy::run(&root, &args),
         // No task: the help, and success, as `cargo xtask` always did.
@@ -128,12 +134,30 @@ mod tests {
         assert!(matches!(parse(&["demo"]), Ok(Some(Task::Demo(_)))));
         assert!(matches!(parse(&["ci"]), Ok(Some(Task::Ci(_)))));
         assert!(matches!(parse(&["tidy"]), Ok(Some(Task::Tidy(_)))));
+        assert_eq!(
+            parse(&["fuzz", "--target", "nizk", "--minutes", "3"]).ok(),
+            Some(Some(Task::Fuzz(fuzz::Args {
+                target: Some("nizk".into()),
+                minutes: Some(3),
+                ..fuzz::Args::default()
+            })))
+        );
+        assert_eq!(
+            parse(&["mutants", "--crate", "shuffle"]).ok(),
+            Some(Some(Task::Mutants(mutants::Args {
+                krate: Some("shuffle".into()),
+                timeout: 180,
+                jobs: 1,
+                ..mutants::Args::default()
+            })))
+        );
         for bad in [
             &["frobnicate"][..],
             &["demo", "--fast"],
             &["ci", "extra"],
             &["test-vectors", "--bogus"],
             &["tidy", "--fix"],
+            &["fuzz", "--minutes", "1", "--seconds", "2"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?} accepted");
         }

@@ -108,3 +108,24 @@ fn malleated_copy_is_named() {
         })
     );
 }
+
+/// The server proof binds the accepted set's *ids*, not only the sum of their ciphertexts:
+/// the same ciphertexts attributed to other clients (so the combination is unchanged) must not
+/// verify. Without the binding a server's proof could be replayed for a set it never accepted.
+#[test]
+fn server_proof_binds_the_accepted_ids() {
+    let mut r = testing::rng(40);
+    let w = testing::setup::<EgR>(3, 1, 1, &mut r);
+    let slot = PreparedSlot::new(&w.session, SlotRound::new(0, 2, 40)).unwrap();
+    let cts = testing::client_ciphertexts(&w, &slot, None, &mut r);
+    let accepted = [(ClientId(0), &cts[0]), (ClientId(1), &cts[1])];
+    let server_ct =
+        EgR::server_ciphertext(&w.session, &slot, &w.servers[0], &accepted, &mut r).unwrap();
+    let server = verdict_dcnet::ServerId(0);
+    assert_eq!(
+        EgR::verify_server(&w.session, &slot, server, &accepted, &server_ct),
+        Ok(())
+    );
+    let relabelled = [(ClientId(0), &cts[0]), (ClientId(2), &cts[1])];
+    assert!(EgR::verify_server(&w.session, &slot, server, &relabelled, &server_ct).is_err());
+}

@@ -192,3 +192,37 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Context, Schnorr};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use verdict_group::Ristretto255 as G;
+
+    type S = <G as Group>::Scalar;
+
+    /// The point of batching is one MSM over the *merged* bases: two Schnorr proofs over the
+    /// generator give five MSM terms (two commitments, one shared generator, two public keys),
+    /// not six, and the merged equation still holds. (Merging is otherwise invisible: a batch
+    /// that never merged would accept and reject exactly the same proofs, only slower.)
+    #[test]
+    fn equal_bases_of_consecutive_proofs_share_one_term() {
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let ctx = Context::new(b"verdict-nizk/batch-test", [2u8; 32]);
+        let mut acc = Accumulator::<G>::new();
+        for i in 0..2u64 {
+            let x = S::from_u64(10 + i);
+            let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
+            let proof = st.prove(&mut ctx.transcript(), &[x], &mut rng).unwrap();
+            let pending = pending_for(&st, &mut ctx.transcript(), &proof).unwrap();
+            assert_eq!(pending.checks_g.len(), 1);
+            acc.add(&pending.checks_g[0], &S::from_u64(3 + i));
+            acc.next_proof();
+        }
+        assert_eq!(acc.points.len(), 5);
+        assert_eq!(acc.points[1], G::generator());
+        assert!(acc.holds());
+    }
+}

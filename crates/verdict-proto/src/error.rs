@@ -157,7 +157,9 @@ impl ExclusionReason {
     pub(crate) fn from_code(code: u8, round: u64, slot: u32) -> Option<Self> {
         Some(match code {
             1 => Self::InvalidProof { round, slot },
-            2 => Self::DoubleSubmission { round },
+            // The slot field is unused for this reason and encoded as 0; any other value would
+            // be a second encoding of the same reason (found by the `proto` fuzz target).
+            2 if slot == 0 => Self::DoubleSubmission { round },
             3 => Self::Disruption { round, slot },
             _ => return None,
         })

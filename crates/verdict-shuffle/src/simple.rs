@@ -324,3 +324,6 @@ pub fn verify_simple_batched<G: Group>(
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

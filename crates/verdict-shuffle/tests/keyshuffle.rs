@@ -296,3 +296,82 @@ fn identity_and_shared_pseudonym_keys_are_dropped_not_fatal() {
     assert!(slots.iter().all(|p| !p.is_identity()));
     assert!(!slots.contains(&G::mul_generator(shared.expose())));
 }
+
+/// Two colluding clients sharing a secret and an encryption nonce produce byte-identical
+/// ciphertexts, each with a valid proof bound to its own index. The second is refused as a
+/// duplicate (the submission guard compares ciphertexts, not only the submitting index).
+#[test]
+fn identical_ciphertexts_from_two_clients_are_refused() {
+    use verdict_shuffle::keyshuffle::submit_pseudonym;
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let s = setup(2, 3, &mut rng);
+    let key = SigningKey::<G>::generate(&mut rng);
+    let a = submit_pseudonym(
+        &s.params,
+        0,
+        key.secret(),
+        &mut ChaCha20Rng::seed_from_u64(9),
+    )
+    .unwrap();
+    let b = submit_pseudonym(
+        &s.params,
+        1,
+        key.secret(),
+        &mut ChaCha20Rng::seed_from_u64(9),
+    )
+    .unwrap();
+    assert_eq!(a.ciphertext(), b.ciphertext());
+    assert!(verdict_shuffle::keyshuffle::verify_submission(&s.params, 1, &b).is_ok());
+    let mut ks = KeyShuffle::new(s.params.clone());
+    ks.receive_submission(0, &a.to_bytes()).unwrap();
+    assert_eq!(
+        ks.receive_submission(1, &b.to_bytes()).unwrap_err(),
+        KeyShuffleError::DuplicateSubmission { client: 1 }
+    );
+    // Client 1 can still submit a fresh key.
+    ks.receive_submission(1, &s.subs[1]).unwrap();
+}
+
+/// The standalone decryption-step verifier (used by anyone checking a published step against a
+/// list): an honest step passes; a server publishing wrong shares, another server's step, or a
+/// step for another list is rejected and named.
+#[test]
+fn standalone_decryption_step_verifier_rejects_wrong_steps() {
+    use verdict_shuffle::keyshuffle::{DecryptionStep, server_decrypt, verify_decryption_step};
+    let mut rng = ChaCha20Rng::seed_from_u64(10);
+    let s = setup(2, 3, &mut rng);
+    let mut ks = ready_to_shuffle(&s);
+    for j in 0..2 {
+        let m = ks.make_shuffle(j, &mut rng).unwrap();
+        ks.receive_shuffle(j, &m).unwrap();
+    }
+    let list = ks.current_list().unwrap().clone();
+    let honest = server_decrypt(&s.params, 0, &s.servers[0], &list, &mut rng).unwrap();
+    assert_eq!(verify_decryption_step(&s.params, 0, &list, &honest), Ok(()));
+    // Server 1's honest step is not server 0's.
+    let other = server_decrypt(&s.params, 1, &s.servers[1], &list, &mut rng).unwrap();
+    assert!(matches!(
+        verify_decryption_step(&s.params, 0, &list, &other),
+        Err(KeyShuffleError::InvalidDecryptionShare { server: 0, .. })
+    ));
+    // A wrong share with the honest proof.
+    let mut bytes = honest.to_bytes();
+    let at = 8 + 32;
+    bytes[at..at + 32].copy_from_slice(&G::generator().to_bytes());
+    let wrong = DecryptionStep::<G>::from_bytes(&bytes, list.len()).unwrap();
+    assert!(matches!(
+        verify_decryption_step(&s.params, 0, &list, &wrong),
+        Err(KeyShuffleError::InvalidDecryptionShare { server: 0, .. })
+    ));
+    // The honest step checked against a different list (the first shuffle's input).
+    let first = ready_to_shuffle(&s).current_list().unwrap().clone();
+    assert!(matches!(
+        verify_decryption_step(&s.params, 0, &first, &honest),
+        Err(KeyShuffleError::InvalidDecryptionShare { server: 0, .. })
+    ));
+    // Out-of-roster server index.
+    assert!(matches!(
+        verify_decryption_step(&s.params, 7, &list, &honest),
+        Err(KeyShuffleError::InvalidDecryptionShare { server: 7, .. })
+    ));
+}

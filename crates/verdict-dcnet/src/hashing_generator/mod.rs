@@ -41,3 +41,6 @@ pub use types::{
     Commitments, HashingGenerator, HgClientCiphertext, HgClientState, HgServerCiphertext,
     HgServerState, HgSessionPublic, HgSlot,
 };
+
+#[cfg(test)]
+mod tests;

@@ -184,4 +184,23 @@ mod tests {
             Err(WireError::Invalid("accepted-set bitmap padding"))
         );
     }
+
+    /// Regression (found by the `proto` fuzz target): a double-submission exclusion carries no
+    /// slot and encodes it as 0; a decoder that ignored the field accepted a second encoding
+    /// of the same signed result.
+    #[test]
+    fn exclusion_reasons_have_one_encoding() {
+        let r = example_result(3, vec![]);
+        let bytes = r.to_bytes();
+        // The last field is the double-submission reason's (unused) slot.
+        let at = bytes.len() - 4;
+        assert_eq!(&bytes[at..], &[0, 0, 0, 0]);
+        let mut other = bytes.clone();
+        other[at] = 0x11;
+        assert_eq!(
+            RoundResult::from_bytes(&other),
+            Err(WireError::Invalid("exclusion reason"))
+        );
+        assert_eq!(RoundResult::from_bytes(&bytes), Ok(r));
+    }
 }
