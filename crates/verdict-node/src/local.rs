@@ -45,6 +45,9 @@ pub struct LocalArgs {
     /// Clients that never start (to show set-up going on without them).
     #[arg(long, default_value_t = 0)]
     pub absent: usize,
+    /// A silent server is declared unresponsive after this many seconds.
+    #[arg(long, default_value_t = 15)]
+    pub server_timeout_s: u64,
     /// Give up after this many seconds.
     #[arg(long, default_value_t = 300)]
     pub timeout_s: u64,
@@ -107,7 +110,7 @@ pub fn generate(dir: &Path, args: &LocalArgs) -> Result<PathBuf, NodeError> {
         mode: args.mode,
         window_ms: 2000,
         setup_window_s: 20,
-        server_timeout_s: 15,
+        server_timeout_s: args.server_timeout_s,
     }
     .policy();
     let mut rng = rand_core::OsRng;

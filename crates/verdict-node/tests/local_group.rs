@@ -2,6 +2,8 @@
 //! 127.0.0.1; these tests run it and check its verdict, each bounded by a timeout, the process
 //! tracked by PID and killed (SIGTERM, then SIGKILL) on drop so no child outlives a test.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
