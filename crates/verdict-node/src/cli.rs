@@ -155,6 +155,9 @@ pub struct RunArgs {
     /// The server's data directory (history database).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// Jam every XOR slot from this round on (a demonstration of hybrid-mode blame).
+    #[arg(long, hide = true)]
+    pub jam_from_round: Option<u64>,
     /// Exit when the parent process exits (set by `verdict local`: no orphans).
     #[arg(long, hide = true)]
     pub watch_parent: bool,
@@ -288,7 +291,8 @@ async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
                 crate::driver::server::run::<S>(group, ServerId(id.0), key, &data, shutdown).await
             }
             (Party::Client(id), false) => {
-                crate::driver::client::run::<S>(group, ClientId(id.0), key, shutdown).await
+                let jammer = args.jam_from_round.map(|from| crate::driver::jammer::Jammer { from });
+                crate::driver::client::run::<S>(group, ClientId(id.0), key, jammer, shutdown).await
             }
             (p, _) => Err(NodeError::Usage(format!("this key belongs to {p}, not a {}", if server { "server" } else { "client" }))),
         }

@@ -39,9 +39,13 @@ pub struct LocalArgs {
     /// The ciphersuite.
     #[arg(long, value_enum, default_value = "hashing")]
     pub suite: SuiteChoice,
-    /// Verification mode.
-    #[arg(long, value_enum, default_value = "eager")]
+    /// Verification mode (hybrid: messages in XOR slots, the paper's fast path).
+    #[arg(long, value_enum, default_value = "hybrid")]
     pub mode: ModeChoice,
+    /// The last K clients jam every XOR slot from round 1 on (hybrid mode): watch them be
+    /// traced and excluded while everyone else's messages still arrive.
+    #[arg(long, default_value_t = 0)]
+    pub jammer: usize,
     /// Clients that never start (to show set-up going on without them).
     #[arg(long, default_value_t = 0)]
     pub absent: usize,
@@ -141,6 +145,11 @@ pub fn generate(dir: &Path, args: &LocalArgs) -> Result<PathBuf, NodeError> {
     Ok(path)
 }
 
+/// The `k`-th message of client `i`.
+fn message(k: usize, i: usize) -> String {
+    format!("message {k} from member {i}")
+}
+
 /// A line a child printed, parsed.
 struct Line {
     client: usize,
@@ -167,9 +176,14 @@ fn spawn(
 
 /// Runs `verdict local`.
 pub async fn run(args: LocalArgs) -> Result<(), NodeError> {
-    if args.servers == 0 || args.clients < 2 || args.absent >= args.clients {
+    if args.servers == 0 || args.clients < 2 || args.absent + args.jammer + 1 >= args.clients {
         return Err(NodeError::Usage(
-            "need at least one server, two clients, and fewer absent clients than clients".into(),
+            "need at least one server and two clients, more than absent + jammers".into(),
+        ));
+    }
+    if args.jammer > 0 && args.mode != ModeChoice::Hybrid {
+        return Err(NodeError::Usage(
+            "a jammer corrupts XOR slots: it needs --mode hybrid".into(),
         ));
     }
     let nanos = std::time::SystemTime::now()
@@ -214,21 +228,29 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
         children.procs.push((format!("s{j}"), child));
     }
     let present = args.clients - args.absent;
+    let honest = present - args.jammer;
     for i in 0..present {
         let key = dir.join(format!("c{i}.key"));
-        let a: [&std::ffi::OsStr; 5] = [
+        let jams = i >= honest;
+        let mut a: Vec<&std::ffi::OsStr> = vec![
             "client".as_ref(),
             "--group".as_ref(),
             group.as_os_str(),
             "--key".as_ref(),
             key.as_os_str(),
         ];
+        if jams {
+            a.extend([
+                std::ffi::OsStr::new("--jam-from-round"),
+                std::ffi::OsStr::new("1"),
+            ]);
+        }
         let mut child = spawn(&exe, &a, &dir.join(format!("c{i}.log")), true)?;
-        if let Some(mut stdin) = child.stdin.take() {
+        if let Some(mut stdin) = child.stdin.take().filter(|_| !jams) {
             let rounds = args.rounds;
             tokio::spawn(async move {
                 for k in 0..rounds {
-                    let line = format!("message {k} from member {i}\n");
+                    let line = format!("{}\n", message(k, i));
                     if stdin.write_all(line.as_bytes()).await.is_err() {
                         return;
                     }
@@ -260,18 +282,23 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
         .map(|(n, c)| format!("{n}={}", c.id().unwrap_or(0)))
         .collect();
     println!("spawned {}", pids.join(" "));
-    let expected = present * args.rounds;
+    let expected: std::collections::BTreeSet<String> = (0..honest)
+        .flat_map(|i| (0..args.rounds).map(move |k| message(k, i)))
+        .collect();
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new((expected * present) as u64)
+        ProgressBar::new((expected.len() * honest) as u64)
     };
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} deliveries {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_message("set-up");
-    let mut seen: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); present];
+    let mut seen: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); honest];
+    let mut traced: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let jammers: std::collections::BTreeSet<String> =
+        (honest..present).map(|i| format!("client {i}")).collect();
     let mut ready = 0usize;
     let mut round = 0u64;
     let deadline = tokio::time::sleep(Duration::from_secs(args.timeout_s));
@@ -279,7 +306,10 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
     let shutdown = crate::cli::shutdown_signal(false);
     tokio::pin!(shutdown);
     let outcome = loop {
-        let done = seen.iter().all(|s| s.values().sum::<usize>() >= expected);
+        let done = seen
+            .iter()
+            .all(|s| expected.iter().all(|m| s.contains_key(m)))
+            && jammers.is_subset(&traced);
         if done {
             break Ok(());
         }
@@ -288,6 +318,9 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
                 let Some(Line { client, value }) = line else {
                     break Err(NodeError::Net("every client exited".into()));
                 };
+                if client >= honest {
+                    continue;
+                }
                 let event = value["event"].as_str().unwrap_or_default();
                 match event {
                     "setup_complete" => {
@@ -307,10 +340,17 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
                             let line = format!("[round {}] {m}", value["round"]);
                             if args.quiet { println!("{line}") } else { bar.println(line) }
                         }
+                        if expected.contains(&m) {
+                            bar.inc(1);
+                        }
                         *seen[client].entry(m).or_default() += 1;
-                        bar.inc(1);
                     }
                     "excluded" | "verdict" | "halted" | "peer_halted" | "setup_failed" => {
+                        for key in ["client", "culprit"] {
+                            if let Some(c) = value[key].as_str() {
+                                traced.insert(c.to_string());
+                            }
+                        }
                         let line = format!("client {client}: {value}");
                         if args.quiet { println!("{line}") } else { bar.println(line) }
                     }
@@ -318,10 +358,11 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
                 }
             }
             () = &mut deadline => break Err(NodeError::Net(format!(
-                "timed out after {} s ({} of {} deliveries)",
+                "timed out after {} s ({} of {} deliveries; jammers traced: {:?})",
                 args.timeout_s,
-                seen.iter().map(|s| s.values().sum::<usize>()).sum::<usize>(),
-                expected * present,
+                seen.iter().map(|s| s.keys().filter(|m| expected.contains(*m)).count()).sum::<usize>(),
+                expected.len() * honest,
+                traced,
             ))),
             () = &mut shutdown => break Err(NodeError::Usage("interrupted".into())),
         }
@@ -331,14 +372,29 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
     outcome?;
     let duplicates: usize = seen
         .iter()
-        .map(|s| s.values().filter(|n| **n > 1).count())
+        .map(|s| {
+            s.iter()
+                .filter(|(m, n)| expected.contains(*m) && **n > 1)
+                .count()
+        })
         .sum();
-    let distinct = seen.iter().map(BTreeMap::len).min().unwrap_or(0);
+    let distinct = seen
+        .iter()
+        .map(|s| s.keys().filter(|m| expected.contains(*m)).count())
+        .min()
+        .unwrap_or(0);
+    let sent = expected.len();
+    if !jammers.is_empty() {
+        println!(
+            "jammers traced and excluded: {}",
+            jammers.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
     println!(
-        "done: {present} clients each received {distinct} distinct messages of {expected} sent, \
+        "done: {honest} clients each received {distinct} distinct messages of {sent} sent, \
          {duplicates} duplicates, by round {round}"
     );
-    if duplicates > 0 || distinct != expected {
+    if duplicates > 0 || distinct != sent {
         return Err(NodeError::Net(
             "not every message delivered exactly once".into(),
         ));

@@ -199,7 +199,7 @@ impl Group {
     }
 }
 
-fn event<'a>(l: &'a Line) -> &'a str {
+fn event(l: &Line) -> &str {
     l.value["event"].as_str().unwrap_or_default()
 }
 

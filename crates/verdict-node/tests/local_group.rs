@@ -94,3 +94,35 @@ fn three_servers_eight_clients_lazy() {
 fn three_servers_eight_clients_hybrid() {
     delivers_everything("hybrid");
 }
+
+#[test]
+fn a_jammer_is_traced_and_excluded_and_messages_flow_again() {
+    let (ok, out) = local(
+        &[
+            "--servers",
+            "3",
+            "--clients",
+            "8",
+            "--rounds",
+            "2",
+            "--mode",
+            "hybrid",
+            "--jammer",
+            "1",
+        ],
+        Duration::from_secs(120),
+    );
+    assert!(ok, "verdict local with a jammer failed:\n{out}");
+    assert!(
+        out.contains("\"client\":\"client 7\",\"event\":\"excluded\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("jammers traced and excluded: client 7"),
+        "{out}"
+    );
+    assert!(
+        out.contains("7 clients each received 14 distinct messages of 14 sent, 0 duplicates"),
+        "{out}"
+    );
+}

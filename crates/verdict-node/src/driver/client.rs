@@ -30,6 +30,7 @@ pub async fn run<S: ProtoSuite>(
     group: Group<S>,
     id: ClientId,
     key: KeyFile,
+    jammer: Option<super::jammer::Jammer>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), NodeError> {
     let me = Party::Client(id);
@@ -54,6 +55,8 @@ pub async fn run<S: ProtoSuite>(
         &[up],
     );
     net.spawn_dialer(up, LinkKind::FromServer);
+    let signing = keys.signing().clone();
+    let mut jam_rng = super::rng()?;
     let mut client = Client::new(group.config, id, keys, super::rng()?)?;
     let (lines_tx, mut lines) = mpsc::channel::<Vec<u8>>(INPUT_QUEUE);
     tokio::spawn(async move {
@@ -68,7 +71,12 @@ pub async fn run<S: ProtoSuite>(
     let mut input_open = true;
     loop {
         while let Some(t) = client.poll_transmit() {
-            net.send(t.to, t.bytes);
+            let bytes =
+                match jammer.and_then(|j| j.rewrite(&client, &signing, &t.bytes, &mut jam_rng)) {
+                    Some(jammed) => jammed.into(),
+                    None => t.bytes,
+                };
+            net.send(t.to, bytes);
         }
         while let Some(e) = client.poll_event() {
             match &e {

@@ -3,6 +3,7 @@
 //! per-peer queues and events to stdout (and, at servers, to the durable history).
 
 pub mod client;
+pub mod jammer;
 pub mod server;
 
 use rand_chacha::ChaCha20Rng;
