@@ -294,3 +294,72 @@ pub enum AddRole {
     /// A client of this server.
     Client(u32),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::Hashing;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    fn sealed() -> GroupFile {
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let mut file = GroupFile::new(SuiteChoice::Hashing, &Policy::default(), &mut rng);
+        let addr = "127.0.0.1:7000".parse().unwrap();
+        let server = KeyFile::generate(&mut rng);
+        file.add::<Hashing, _>(&server, AddRole::Server(addr), &mut rng)
+            .unwrap();
+        for _ in 0..2 {
+            let key = KeyFile::generate(&mut rng);
+            file.add::<Hashing, _>(&key, AddRole::Client(0), &mut rng)
+                .unwrap();
+        }
+        assert!(
+            file.add::<Hashing, _>(&server, AddRole::Server(addr), &mut rng)
+                .is_err(),
+            "a key joins once"
+        );
+        file.seal::<Hashing>().unwrap();
+        file
+    }
+
+    #[test]
+    fn a_sealed_group_opens_and_survives_toml() {
+        let file = sealed();
+        let text = toml::to_string_pretty(&file).unwrap();
+        let back: GroupFile = toml::from_str(&text).unwrap();
+        let group = back.open::<Hashing>().unwrap();
+        assert_eq!(group.dir.by_key.len(), 3);
+        assert_eq!(group.config.num_clients(), 2);
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let mut sealed = back.clone();
+        assert!(
+            sealed
+                .add::<Hashing, _>(&KeyFile::generate(&mut rng), AddRole::Client(0), &mut rng)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn tampering_is_refused_naming_the_field() {
+        let check = |f: &dyn Fn(&mut GroupFile), field: &str| {
+            let mut file = sealed();
+            f(&mut file);
+            let err = file.open::<Hashing>().err().unwrap_or_default();
+            assert!(err.contains(field), "expected {field} in: {err}");
+        };
+        check(&|f| f.policy.truncate(10), "policy");
+        check(
+            &|f| f.clients[1].transport_cert = f.clients[0].transport_cert.clone(),
+            "clients[1].transport_cert",
+        );
+        check(
+            &|f| f.clients[0].transport = f.clients[1].transport.clone(),
+            "clients[0].transport_cert",
+        );
+        check(&|f| f.clients[1].upstream = 5, "upstream");
+        check(&|f| f.sealed = None, "sealed");
+        check(&|f| f.servers[0].member.truncate(40), "servers[0]");
+        check(&|f| f.session = Some(hex::encode([0u8; 32])), "session");
+    }
+}

@@ -46,9 +46,6 @@ pub struct LocalArgs {
     /// traced and excluded while everyone else's messages still arrive.
     #[arg(long, default_value_t = 0)]
     pub jammer: usize,
-    /// Clients that never start (to show set-up going on without them).
-    #[arg(long, default_value_t = 0)]
-    pub absent: usize,
     /// A silent server is declared unresponsive after this many seconds.
     #[arg(long, default_value_t = 15)]
     pub server_timeout_s: u64,
@@ -176,9 +173,10 @@ fn spawn(
 
 /// Runs `verdict local`.
 pub async fn run(args: LocalArgs) -> Result<(), NodeError> {
-    if args.servers == 0 || args.clients < 2 || args.absent + args.jammer + 1 >= args.clients {
+    if args.servers == 0 || args.clients < 2 || args.jammer + 1 >= args.clients {
         return Err(NodeError::Usage(
-            "need at least one server and two clients, more than absent + jammers".into(),
+            "need at least one server and two clients, and an honest client besides the jammers"
+                .into(),
         ));
     }
     if args.jammer > 0 && args.mode != ModeChoice::Hybrid {
@@ -227,7 +225,7 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
         }
         children.procs.push((format!("s{j}"), child));
     }
-    let present = args.clients - args.absent;
+    let present = args.clients;
     let honest = present - args.jammer;
     for i in 0..present {
         let key = dir.join(format!("c{i}.key"));

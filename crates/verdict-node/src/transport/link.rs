@@ -244,11 +244,72 @@ impl Writer {
         self.write.send(bytes_of(&self.buf[..n])).await?;
         Ok(())
     }
+}
 
-    /// Writes raw bytes as a frame, bypassing Noise (tests: a misbehaving peer).
-    #[doc(hidden)]
-    pub async fn send_raw_frame(&mut self, frame: &[u8]) -> Result<(), LinkError> {
-        self.write.send(bytes_of(frame)).await?;
-        Ok(())
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use verdict_dcnet::{ClientId, ServerId};
+
+    async fn pair(
+        prologues: (&[u8], &[u8]),
+    ) -> (
+        Result<Established, LinkError>,
+        Result<Established, LinkError>,
+    ) {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let (a, b) = (
+            TransportKey::generate(&mut rng),
+            TransportKey::generate(&mut rng),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (pa, pb) = (prologues.0.to_vec(), prologues.1.to_vec());
+        let server = tokio::spawn(async move {
+            let (s, _) = listener.accept().await.unwrap();
+            establish(s, &b, &pb, false).await
+        });
+        let client = establish(TcpStream::connect(addr).await.unwrap(), &a, &pa, true).await;
+        (client, server.await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn large_messages_are_chunked_and_reassembled() {
+        let (c, s) = pair((b"session", b"session")).await;
+        let (_, mut w) = c
+            .unwrap()
+            .split(Party::Server(ServerId(0)), LinkKind::FromServer);
+        let (mut r, _) = s
+            .unwrap()
+            .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+        let big: Vec<u8> = (0..300_000u32).map(|i| i as u8).collect();
+        for m in [Vec::new(), vec![7u8; CHUNK], big.clone()] {
+            w.send(&m).await.unwrap();
+            assert_eq!(r.recv().await.unwrap(), m);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_message_above_the_link_limit_ends_the_link() {
+        let (c, s) = pair((b"session", b"session")).await;
+        let (_, mut w) = c
+            .unwrap()
+            .split(Party::Server(ServerId(0)), LinkKind::FromServer);
+        let (mut r, _) = s
+            .unwrap()
+            .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+        let too_big = vec![1u8; LinkKind::FromClient.max_message() + 1];
+        let send = tokio::spawn(async move { w.send(&too_big).await });
+        assert!(matches!(r.recv().await, Err(LinkError::Violation(_))));
+        drop(r);
+        let _ = send.await;
+    }
+
+    #[tokio::test]
+    async fn different_sessions_fail_the_handshake() {
+        let (c, s) = pair((b"session a", b"session b")).await;
+        assert!(c.is_err() || s.is_err());
     }
 }

@@ -194,7 +194,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     /// them to interpret the submission's per-slot ciphertexts (e.g. a test jammer).
     pub fn submitted_slots(&self, round: u64) -> Vec<OpenSlot> {
         match &self.state {
-            State::Ready(r) => r.sent.get(&round).map(|(o, _)| o.clone()).unwrap_or_default(),
+            State::Ready(r) => r
+                .sent
+                .get(&round)
+                .map(|(o, _)| o.clone())
+                .unwrap_or_default(),
             _ => Vec::new(),
         }
     }
