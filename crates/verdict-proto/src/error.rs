@@ -69,6 +69,14 @@ pub enum ConfigError {
         /// The member.
         member: Party,
     },
+    /// An encoded policy, roster entry or group configuration does not decode.
+    #[error("cannot decode {field}: {reason}")]
+    Decode {
+        /// The field that is malformed (e.g. `policy.window.deadline`, `servers[2].signing`).
+        field: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
 }
 
 /// A problem with one received message. Reported as an event; the state machine's state is

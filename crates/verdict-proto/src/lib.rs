@@ -3,6 +3,7 @@
 pub mod blame;
 pub mod client;
 pub mod config;
+pub mod encoding;
 pub mod error;
 pub mod event;
 pub mod keys;

@@ -189,6 +189,20 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         }
     }
 
+    /// The slots that were open in `round`, as this client built its submission for it
+    /// (empty if it did not submit to `round` or the round is no longer kept). A driver needs
+    /// them to interpret the submission's per-slot ciphertexts (e.g. a test jammer).
+    pub fn submitted_slots(&self, round: u64) -> Vec<OpenSlot> {
+        match &self.state {
+            State::Ready(r) => r
+                .sent
+                .get(&round)
+                .map(|(o, _)| o.clone())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Messages queued and not yet sent.
     pub fn queued(&self) -> usize {
         self.queue.len()

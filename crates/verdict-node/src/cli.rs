@@ -1,0 +1,318 @@
+//! The command line: `keygen`, `group new|add|seal`, `server`, `client`, `history`, `local`.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use verdict_dcnet::{ClientId, Party, ServerId};
+use verdict_proto::{Mode, Policy, Verification, WindowPolicy};
+
+use crate::error::NodeError;
+use crate::groupfile::{AddRole, GroupFile};
+use crate::keyfile::KeyFile;
+use crate::suite::SuiteChoice;
+use crate::with_suite;
+
+/// Run a Verdict group: anonymous, accountable messaging on verifiable DC-nets.
+#[derive(Debug, Parser)]
+#[command(name = "verdict", version)]
+pub struct Cli {
+    /// More logging (-v: debug, -vv: trace); `RUST_LOG` overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Generate a member's secret key file (mode 0600) and print its public keys.
+    Keygen {
+        /// Where to write the key (must not exist).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Create, join and seal a group file.
+    #[command(subcommand)]
+    Group(GroupCommand),
+    /// Run a server.
+    Server(RunArgs),
+    /// Run a client: messages from stdin (one per line), events to stdout as JSON lines.
+    Client(RunArgs),
+    /// Print a server's durable history.
+    History {
+        /// The server's data directory.
+        #[arg(long)]
+        data: PathBuf,
+    },
+    /// Generate a group in a temporary directory and run every member as a process on
+    /// 127.0.0.1.
+    Local(crate::local::LocalArgs),
+}
+
+/// Verification and DC-net mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeChoice {
+    /// Verifiable slots, every proof checked before combining.
+    Eager,
+    /// Verifiable slots, proofs checked only when a slot fails.
+    Lazy,
+    /// XOR slots carry messages, verifiable slots carry accusations.
+    Hybrid,
+}
+
+impl ModeChoice {
+    /// The protocol mode.
+    pub fn mode(self) -> Mode {
+        match self {
+            Self::Eager => Mode::Verifiable(Verification::Eager),
+            Self::Lazy => Mode::Verifiable(Verification::Lazy),
+            Self::Hybrid => Mode::Hybrid(Verification::Eager),
+        }
+    }
+}
+
+/// The policy options of `group new`.
+#[derive(Clone, Debug, Args)]
+pub struct PolicyArgs {
+    /// The ciphersuite.
+    #[arg(long, value_enum, default_value = "hashing")]
+    pub suite: SuiteChoice,
+    /// Verification mode.
+    #[arg(long, value_enum, default_value = "eager")]
+    pub mode: ModeChoice,
+    /// A round's submission window closes when every client submitted or after this long.
+    #[arg(long, default_value_t = 2000)]
+    pub window_ms: u64,
+    /// Set-up waits this long for the clients' set-up messages.
+    #[arg(long, default_value_t = 300)]
+    pub setup_window_s: u64,
+    /// A silent server is declared unresponsive after this long.
+    #[arg(long, default_value_t = 30)]
+    pub server_timeout_s: u64,
+}
+
+impl PolicyArgs {
+    /// The policy.
+    pub fn policy(&self) -> Policy {
+        Policy {
+            mode: self.mode.mode(),
+            window: WindowPolicy::timeout(Duration::from_millis(self.window_ms)),
+            setup_window: WindowPolicy::timeout(Duration::from_secs(self.setup_window_s)),
+            server_timeout: Duration::from_secs(self.server_timeout_s),
+            ..Policy::default()
+        }
+    }
+}
+
+/// `verdict group …`.
+#[derive(Debug, Subcommand)]
+pub enum GroupCommand {
+    /// Start a group file with a fresh nonce and the policy.
+    New {
+        /// The group file to create.
+        #[arg(long)]
+        out: PathBuf,
+        /// The policy.
+        #[command(flatten)]
+        policy: PolicyArgs,
+    },
+    /// Add the member holding `--key` (run by the member: it signs its registration).
+    Add {
+        /// The group file.
+        #[arg(long)]
+        group: PathBuf,
+        /// The member's key file.
+        #[arg(long)]
+        key: PathBuf,
+        /// Add a server listening on this address.
+        #[arg(long, conflicts_with = "upstream")]
+        server: Option<SocketAddr>,
+        /// Add a client of this server (index).
+        #[arg(long)]
+        upstream: Option<u32>,
+    },
+    /// Validate every registration and certificate and seal the group.
+    Seal {
+        /// The group file.
+        #[arg(long)]
+        group: PathBuf,
+    },
+}
+
+/// Options of `server` and `client`.
+#[derive(Clone, Debug, Args)]
+pub struct RunArgs {
+    /// The sealed group file.
+    #[arg(long)]
+    pub group: PathBuf,
+    /// This member's key file.
+    #[arg(long)]
+    pub key: PathBuf,
+    /// The server's data directory (history database).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// Jam every XOR slot from this round on (a demonstration of hybrid-mode blame).
+    #[arg(long, hide = true)]
+    pub jam_from_round: Option<u64>,
+    /// Exit when the parent process exits (set by `verdict local`: no orphans).
+    #[arg(long, hide = true)]
+    pub watch_parent: bool,
+}
+
+/// Sets up `tracing` to stderr.
+pub fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "info",
+        1 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+/// Runs a parsed command line.
+pub async fn run(cli: Cli) -> Result<(), NodeError> {
+    match cli.command {
+        Command::Keygen { out } => keygen(&out),
+        Command::Group(g) => group(g),
+        Command::Server(args) => member(args, true).await,
+        Command::Client(args) => member(args, false).await,
+        Command::History { data } => history(&data),
+        Command::Local(args) => crate::local::run(args).await,
+    }
+}
+
+fn keygen(out: &Path) -> Result<(), NodeError> {
+    let key = KeyFile::generate(&mut rand_core::OsRng);
+    key.write(out)?;
+    let keys = key.verdict_keys::<verdict_group::Ristretto255>()?;
+    println!(
+        "verdict key:   {}",
+        hex::encode(keys.signing().verifying_key().to_bytes())
+    );
+    println!("transport key: {}", hex::encode(key.transport.public()));
+    Ok(())
+}
+
+fn group(g: GroupCommand) -> Result<(), NodeError> {
+    match g {
+        GroupCommand::New { out, policy } => {
+            if out.exists() {
+                return Err(NodeError::Usage(format!("{} exists", out.display())));
+            }
+            let p = policy.policy();
+            p.validate()?;
+            GroupFile::new(policy.suite, &p, &mut rand_core::OsRng).write(&out)
+        }
+        GroupCommand::Add {
+            group,
+            key,
+            server,
+            upstream,
+        } => {
+            let mut file = GroupFile::read(&group)?;
+            let keyfile = KeyFile::load(&key)?;
+            let role = match (server, upstream) {
+                (Some(addr), None) => AddRole::Server(addr),
+                (None, Some(up)) => AddRole::Client(up),
+                _ => {
+                    return Err(NodeError::Usage(
+                        "give either --server ADDR or --upstream J".into(),
+                    ));
+                }
+            };
+            let party = with_suite!(file.suite, S => file.add::<S, _>(&keyfile, role, &mut rand_core::OsRng))
+                .map_err(|e| NodeError::bad_file(&group, e))?;
+            file.write(&group)?;
+            println!("added {party}");
+            Ok(())
+        }
+        GroupCommand::Seal { group } => {
+            let mut file = GroupFile::read(&group)?;
+            let session = with_suite!(file.suite, S => file.seal::<S>())
+                .map_err(|e| NodeError::bad_file(&group, e))?;
+            file.write(&group)?;
+            println!("session {}", hex::encode(session));
+            Ok(())
+        }
+    }
+}
+
+/// Stops when Ctrl-C or SIGTERM arrives, or (with `watch`) when the parent process is gone.
+pub async fn shutdown_signal(watch_parent: bool) {
+    let parent = std::os::unix::process::parent_id();
+    let orphaned = async move {
+        if !watch_parent {
+            return std::future::pending().await;
+        }
+        loop {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            if std::os::unix::process::parent_id() != parent {
+                return;
+            }
+        }
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+        () = orphaned => tracing::warn!("parent process gone; stopping"),
+    }
+}
+
+async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
+    let file = GroupFile::read(&args.group)?;
+    let key = KeyFile::load(&args.key)?;
+    let shutdown = shutdown_signal(args.watch_parent);
+    with_suite!(file.suite, S => {
+        let group = file.open::<S>().map_err(|e| NodeError::bad_file(&args.group, e))?;
+        let me = group.dir.by_key.get(&key.transport.public()).copied().ok_or_else(|| {
+            NodeError::Usage(format!("{}: this key is not in the group", args.key.display()))
+        })?;
+        match (me, server) {
+            (Party::Server(id), true) => {
+                let data = args.data.clone().ok_or_else(|| NodeError::Usage("a server needs --data DIR".into()))?;
+                crate::driver::server::run::<S>(group, ServerId(id.0), key, &data, shutdown).await
+            }
+            (Party::Client(id), false) => {
+                let jammer = args.jam_from_round.map(|from| crate::driver::jammer::Jammer { from });
+                crate::driver::client::run::<S>(group, ClientId(id.0), key, jammer, shutdown).await
+            }
+            (p, _) => Err(NodeError::Usage(format!("this key belongs to {p}, not a {}", if server { "server" } else { "client" }))),
+        }
+    })
+}
+
+fn history(data: &Path) -> Result<(), NodeError> {
+    let h = crate::history::History::open_existing(data)?;
+    if let Some(s) = h.session()? {
+        println!("{}", serde_json::json!({"session": hex::encode(s)}));
+    }
+    for (round, bytes) in h.rounds()? {
+        let digest = blake3::hash(&bytes);
+        println!(
+            "{}",
+            serde_json::json!({"round": round, "bytes": bytes.len(), "blake3": digest.to_hex().to_string()})
+        );
+    }
+    for e in h.events()? {
+        println!("{e}");
+    }
+    Ok(())
+}

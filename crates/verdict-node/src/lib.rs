@@ -1,0 +1,14 @@
+#![doc = include_str!("../README.md")]
+
+pub mod cli;
+pub mod driver;
+pub mod error;
+pub mod groupfile;
+pub mod history;
+pub mod keyfile;
+pub mod local;
+pub mod output;
+pub mod suite;
+pub mod transport;
+
+pub use error::NodeError;

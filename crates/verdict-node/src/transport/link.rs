@@ -1,0 +1,315 @@
+//! One authenticated connection: the Noise handshake over length-delimited TCP frames, then a
+//! reader half and a writer half that each keep their own nonce counter.
+//!
+//! Noise messages are at most 65,535 bytes, protocol messages can be megabytes (a server's
+//! inventory): a message travels as chunks, each `flag ‖ data` (flag 1 on the last chunk), each
+//! one Noise transport message in one frame. The reader reassembles up to the link kind's
+//! limit and drops the connection past it. Nonces are implicit and sequential (TCP is ordered),
+//! so a replayed, reordered, truncated or forged frame fails decryption and ends the link.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
+use verdict_dcnet::Party;
+
+use super::noise::{TransportKey, handshake};
+
+/// Largest Noise message (and so TCP frame).
+pub const MAX_FRAME: usize = 65_535;
+/// Noise's authentication tag.
+const TAG: usize = 16;
+/// Plaintext bytes of a message per chunk (one byte goes to the flag).
+const CHUNK: usize = MAX_FRAME - TAG - 1;
+/// How long a handshake may take.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest message accepted on a link, by what the peer is: inventories and set-up
+/// transcripts between servers are megabytes; a client only ever sends its own set-up message,
+/// submissions and rebuttals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkKind {
+    /// Server to server.
+    ServerServer,
+    /// A server's view of one of its clients.
+    FromClient,
+    /// A client's view of its upstream server.
+    FromServer,
+}
+
+impl LinkKind {
+    /// Largest reassembled message.
+    pub fn max_message(self) -> usize {
+        match self {
+            Self::ServerServer => 256 << 20,
+            Self::FromClient => 16 << 20,
+            Self::FromServer => 128 << 20,
+        }
+    }
+}
+
+/// Why a link ended.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LinkError {
+    /// The socket failed or closed.
+    #[error("socket: {0}")]
+    Io(#[from] std::io::Error),
+    /// A Noise operation failed (bad handshake, forged/replayed/reordered frame).
+    #[error("noise: {0}")]
+    Noise(#[from] snow::Error),
+    /// The peer closed the connection.
+    #[error("closed by peer")]
+    Closed,
+    /// The handshake did not finish in time.
+    #[error("handshake timed out")]
+    Timeout,
+    /// The peer's transport key is not in the roster (or not the one expected).
+    #[error("unknown or unexpected transport key {0}")]
+    UnknownKey(String),
+    /// The peer sent a message larger than the link allows, or a malformed chunk.
+    #[error("protocol violation: {0}")]
+    Violation(&'static str),
+}
+
+fn codec() -> LengthDelimitedCodec {
+    LengthDelimitedCodec::builder()
+        .length_field_length(2)
+        .max_frame_length(MAX_FRAME)
+        .new_codec()
+}
+
+/// An established link, not yet split.
+pub struct Established {
+    /// The peer's transport public key.
+    pub remote: [u8; 32],
+    read: FramedRead<OwnedReadHalf, LengthDelimitedCodec>,
+    write: FramedWrite<OwnedWriteHalf, LengthDelimitedCodec>,
+    noise: Arc<snow::StatelessTransportState>,
+}
+
+/// Runs the XX handshake on `stream` (three messages), bounded by [`HANDSHAKE_TIMEOUT`].
+pub async fn establish(
+    stream: TcpStream,
+    key: &TransportKey,
+    prologue: &[u8],
+    initiator: bool,
+) -> Result<Established, LinkError> {
+    let _ = stream.set_nodelay(true);
+    tokio::time::timeout(
+        HANDSHAKE_TIMEOUT,
+        run_handshake(stream, key, prologue, initiator),
+    )
+    .await
+    .map_err(|_| LinkError::Timeout)?
+}
+
+async fn run_handshake(
+    stream: TcpStream,
+    key: &TransportKey,
+    prologue: &[u8],
+    initiator: bool,
+) -> Result<Established, LinkError> {
+    let (r, w) = stream.into_split();
+    let mut read = FramedRead::new(r, codec());
+    let mut write = FramedWrite::new(w, codec());
+    let mut hs = handshake(key, prologue, initiator)?;
+    let mut buf = vec![0u8; MAX_FRAME];
+    let mut scratch = vec![0u8; MAX_FRAME];
+    // XX: -> e; <- e, ee, s, es; -> s, se. Our turn first iff we initiate.
+    let mut ours = initiator;
+    while !hs.is_handshake_finished() {
+        if ours {
+            let n = hs.write_message(&[], &mut buf)?;
+            write.send(bytes_of(&buf[..n])).await?;
+        } else {
+            let frame = read.next().await.ok_or(LinkError::Closed)??;
+            hs.read_message(&frame, &mut scratch)?;
+        }
+        ours = !ours;
+    }
+    let remote: [u8; 32] = hs
+        .get_remote_static()
+        .and_then(|k| k.try_into().ok())
+        .ok_or(LinkError::Violation("no remote static key"))?;
+    let noise = Arc::new(hs.into_stateless_transport_mode()?);
+    Ok(Established {
+        remote,
+        read,
+        write,
+        noise,
+    })
+}
+
+fn bytes_of(b: &[u8]) -> tokio_util::bytes::Bytes {
+    tokio_util::bytes::Bytes::copy_from_slice(b)
+}
+
+impl Established {
+    /// Splits into the reader and the writer of a link bound to `peer`.
+    pub fn split(self, peer: Party, kind: LinkKind) -> (Reader, Writer) {
+        (
+            Reader {
+                peer,
+                read: self.read,
+                noise: self.noise.clone(),
+                nonce: 0,
+                limit: kind.max_message(),
+                partial: Vec::new(),
+                scratch: vec![0u8; MAX_FRAME],
+            },
+            Writer {
+                write: self.write,
+                noise: self.noise,
+                nonce: 0,
+                buf: vec![0u8; MAX_FRAME],
+            },
+        )
+    }
+}
+
+/// The receiving half: yields whole protocol messages.
+pub struct Reader {
+    /// The roster party at the other end.
+    pub peer: Party,
+    read: FramedRead<OwnedReadHalf, LengthDelimitedCodec>,
+    noise: Arc<snow::StatelessTransportState>,
+    nonce: u64,
+    limit: usize,
+    partial: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl Reader {
+    /// The next whole message (cancel-safe between frames: partial state lives in `self`).
+    pub async fn recv(&mut self) -> Result<Vec<u8>, LinkError> {
+        loop {
+            let frame = self.read.next().await.ok_or(LinkError::Closed)??;
+            let n = self
+                .noise
+                .read_message(self.nonce, &frame, &mut self.scratch)?;
+            self.nonce += 1;
+            let Some((&flag, data)) = self.scratch[..n].split_first() else {
+                return Err(LinkError::Violation("empty chunk"));
+            };
+            if self.partial.len() + data.len() > self.limit {
+                return Err(LinkError::Violation("message above the link's limit"));
+            }
+            self.partial.extend_from_slice(data);
+            match flag {
+                0 => continue,
+                1 => return Ok(core::mem::take(&mut self.partial)),
+                _ => return Err(LinkError::Violation("bad chunk flag")),
+            }
+        }
+    }
+}
+
+/// The sending half.
+pub struct Writer {
+    write: FramedWrite<OwnedWriteHalf, LengthDelimitedCodec>,
+    noise: Arc<snow::StatelessTransportState>,
+    nonce: u64,
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    /// Sends one message as chunks.
+    pub async fn send(&mut self, message: &[u8]) -> Result<(), LinkError> {
+        let mut chunks = message.chunks(CHUNK).peekable();
+        let mut plain = Vec::with_capacity(CHUNK + 1);
+        if chunks.peek().is_none() {
+            return self.send_chunk(&[1]).await;
+        }
+        while let Some(c) = chunks.next() {
+            plain.clear();
+            plain.push(u8::from(chunks.peek().is_none()));
+            plain.extend_from_slice(c);
+            let n = self
+                .noise
+                .write_message(self.nonce, &plain, &mut self.buf)?;
+            self.nonce += 1;
+            self.write.feed(bytes_of(&self.buf[..n])).await?;
+        }
+        SinkExt::<tokio_util::bytes::Bytes>::flush(&mut self.write).await?;
+        Ok(())
+    }
+
+    async fn send_chunk(&mut self, plain: &[u8]) -> Result<(), LinkError> {
+        let n = self.noise.write_message(self.nonce, plain, &mut self.buf)?;
+        self.nonce += 1;
+        self.write.send(bytes_of(&self.buf[..n])).await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use verdict_dcnet::{ClientId, ServerId};
+
+    async fn pair(
+        prologues: (&[u8], &[u8]),
+    ) -> (
+        Result<Established, LinkError>,
+        Result<Established, LinkError>,
+    ) {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let (a, b) = (
+            TransportKey::generate(&mut rng),
+            TransportKey::generate(&mut rng),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (pa, pb) = (prologues.0.to_vec(), prologues.1.to_vec());
+        let server = tokio::spawn(async move {
+            let (s, _) = listener.accept().await.unwrap();
+            establish(s, &b, &pb, false).await
+        });
+        let client = establish(TcpStream::connect(addr).await.unwrap(), &a, &pa, true).await;
+        (client, server.await.unwrap())
+    }
+
+    #[tokio::test]
+    async fn large_messages_are_chunked_and_reassembled() {
+        let (c, s) = pair((b"session", b"session")).await;
+        let (_, mut w) = c
+            .unwrap()
+            .split(Party::Server(ServerId(0)), LinkKind::FromServer);
+        let (mut r, _) = s
+            .unwrap()
+            .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+        let big: Vec<u8> = (0..300_000u32).map(|i| i as u8).collect();
+        for m in [Vec::new(), vec![7u8; CHUNK], big.clone()] {
+            w.send(&m).await.unwrap();
+            assert_eq!(r.recv().await.unwrap(), m);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_message_above_the_link_limit_ends_the_link() {
+        let (c, s) = pair((b"session", b"session")).await;
+        let (_, mut w) = c
+            .unwrap()
+            .split(Party::Server(ServerId(0)), LinkKind::FromServer);
+        let (mut r, _) = s
+            .unwrap()
+            .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+        let too_big = vec![1u8; LinkKind::FromClient.max_message() + 1];
+        let send = tokio::spawn(async move { w.send(&too_big).await });
+        assert!(matches!(r.recv().await, Err(LinkError::Violation(_))));
+        drop(r);
+        let _ = send.await;
+    }
+
+    #[tokio::test]
+    async fn different_sessions_fail_the_handshake() {
+        let (c, s) = pair((b"session a", b"session b")).await;
+        assert!(c.is_err() || s.is_err());
+    }
+}

@@ -1,0 +1,362 @@
+//! Fault scenarios with real processes over loopback: the test generates a group with the
+//! library (as `verdict local` does), spawns each member as a `verdict` process itself, tracks
+//! every PID and kills them all on drop; every wait is bounded.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use verdict_node::local::LocalArgs;
+
+const EXE: &str = env!("CARGO_BIN_EXE_verdict");
+
+/// One member's line of output.
+struct Line {
+    who: String,
+    value: serde_json::Value,
+}
+
+struct Member {
+    name: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+}
+
+/// A group of processes, all killed on drop.
+struct Group {
+    dir: PathBuf,
+    group: PathBuf,
+    members: Vec<Member>,
+    tx: mpsc::Sender<Line>,
+    rx: mpsc::Receiver<Line>,
+    /// Every line received so far.
+    seen: Vec<Line>,
+    servers: usize,
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        for m in &mut self.members {
+            let _ = m.child.kill();
+            let _ = m.child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn args(servers: usize, clients: usize, server_timeout: u64) -> LocalArgs {
+    #[derive(Parser)]
+    struct Wrap {
+        #[command(flatten)]
+        args: LocalArgs,
+    }
+    Wrap::parse_from([
+        "t".to_string(),
+        format!("--servers={servers}"),
+        format!("--clients={clients}"),
+        format!("--server-timeout-s={server_timeout}"),
+    ])
+    .args
+}
+
+impl Group {
+    fn new(name: &str, servers: usize, clients: usize, server_timeout: u64) -> Self {
+        let dir = std::env::temp_dir().join(format!("verdict-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let group = verdict_node::local::generate(&dir, &args(servers, clients, server_timeout))
+            .expect("generate group");
+        let (tx, rx) = mpsc::channel();
+        let mut g = Self {
+            dir,
+            group,
+            members: Vec::new(),
+            tx,
+            rx,
+            seen: Vec::new(),
+            servers,
+        };
+        for j in 0..servers {
+            g.spawn_server(j);
+        }
+        for i in 0..clients {
+            g.spawn_client(i);
+        }
+        g
+    }
+
+    fn spawn(&mut self, name: String, args: Vec<std::ffi::OsString>) {
+        let log = std::fs::File::create(self.dir.join(format!("{name}.log"))).unwrap();
+        let mut child = Command::new(EXE)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("spawn verdict");
+        let out = child.stdout.take().unwrap();
+        let tx = self.tx.clone();
+        let who = name.clone();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines().map_while(Result::ok) {
+                if let Ok(value) = serde_json::from_str(&l) {
+                    let _ = tx.send(Line {
+                        who: who.clone(),
+                        value,
+                    });
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        self.members.push(Member { name, child, stdin });
+    }
+
+    fn spawn_server(&mut self, j: usize) {
+        let (g, k, d) = (
+            self.group.clone(),
+            self.dir.join(format!("s{j}.key")),
+            self.data(j),
+        );
+        self.spawn(
+            format!("s{j}"),
+            vec![
+                "server".into(),
+                "--group".into(),
+                g.into(),
+                "--key".into(),
+                k.into(),
+                "--data".into(),
+                d.into(),
+            ],
+        );
+    }
+
+    fn spawn_client(&mut self, i: usize) {
+        let (g, k) = (self.group.clone(), self.dir.join(format!("c{i}.key")));
+        self.spawn(
+            format!("c{i}"),
+            vec![
+                "client".into(),
+                "--group".into(),
+                g.into(),
+                "--key".into(),
+                k.into(),
+            ],
+        );
+    }
+
+    fn data(&self, j: usize) -> PathBuf {
+        self.dir.join(format!("s{j}"))
+    }
+
+    fn member(&mut self, name: &str) -> &mut Member {
+        self.members.iter_mut().find(|m| m.name == name).unwrap()
+    }
+
+    fn say(&mut self, client: usize, message: &str) {
+        let m = self.member(&format!("c{client}"));
+        let stdin = m.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn kill(&mut self, name: &str) {
+        let m = self.member(name);
+        m.child.kill().unwrap();
+        m.child.wait().unwrap();
+    }
+
+    /// Waits until `f` accepts a line, looking at every line seen so far first, at most
+    /// `limit`; returns the line's JSON.
+    fn wait_for(
+        &mut self,
+        limit: Duration,
+        mut f: impl FnMut(&Line) -> bool,
+    ) -> Option<serde_json::Value> {
+        if let Some(l) = self.seen.iter().find(|l| f(l)) {
+            return Some(l.value.clone());
+        }
+        let until = Instant::now() + limit;
+        loop {
+            let left = until.checked_duration_since(Instant::now())?;
+            let l = self.rx.recv_timeout(left).ok()?;
+            let hit = f(&l);
+            let value = l.value.clone();
+            self.seen.push(l);
+            if hit {
+                return Some(value);
+            }
+        }
+    }
+
+    fn server_ports(&self) -> Vec<std::net::SocketAddr> {
+        let file = verdict_node::groupfile::GroupFile::read(&self.group).unwrap();
+        file.servers.iter().map(|s| s.addr).collect()
+    }
+}
+
+fn event(l: &Line) -> &str {
+    l.value["event"].as_str().unwrap_or_default()
+}
+
+/// Waits until client `who` has seen every message in `messages` delivered.
+fn all_delivered(g: &mut Group, who: &str, messages: &[String], limit: Duration) -> bool {
+    let mut missing: std::collections::BTreeSet<&str> =
+        messages.iter().map(String::as_str).collect();
+    g.wait_for(limit, |l| {
+        if l.who == who && event(l) == "delivered" {
+            missing.remove(l.value["message"].as_str().unwrap_or_default());
+        }
+        missing.is_empty()
+    })
+    .is_some()
+}
+
+#[test]
+fn rogue_peer_sending_garbage_is_dropped_and_the_group_unaffected() {
+    let mut g = Group::new("rogue", 3, 4, 15);
+    // Garbage at every server port: random bytes, an oversized length prefix, a truncated
+    // frame, and a well-formed Noise handshake with a key outside the roster.
+    for addr in g.server_ports() {
+        let until = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(Instant::now() < until, "{addr} never listened");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        for payload in [
+            b"GET / HTTP/1.1\r\n\r\n".to_vec(),
+            vec![0xff; 70_000],
+            vec![0x00, 0x20, 1, 2, 3],
+        ] {
+            let mut s = std::net::TcpStream::connect(addr).unwrap();
+            let _ = s.write_all(&payload);
+        }
+        let key = verdict_node::transport::noise::TransportKey::generate(&mut rand_core::OsRng);
+        let session = hex::decode(
+            verdict_node::groupfile::GroupFile::read(&g.group)
+                .unwrap()
+                .session
+                .unwrap(),
+        )
+        .unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+            // The handshake itself may succeed (XX authenticates at its end); the server
+            // then drops the unknown key, so the link closes without any protocol traffic.
+            if let Ok(est) =
+                verdict_node::transport::link::establish(stream, &key, &session, true).await
+            {
+                let (mut r, _w) = est.split(
+                    verdict_dcnet::Party::Server(verdict_dcnet::ServerId(0)),
+                    verdict_node::transport::link::LinkKind::FromServer,
+                );
+                let got = tokio::time::timeout(Duration::from_secs(5), r.recv()).await;
+                assert!(!matches!(got, Ok(Ok(_))), "an unknown key got a message");
+            }
+        });
+    }
+    let messages: Vec<String> = (0..4).map(|i| format!("still here {i}")).collect();
+    for (i, m) in messages.iter().enumerate() {
+        g.say(i, m);
+    }
+    for i in 0..4 {
+        assert!(
+            all_delivered(&mut g, &format!("c{i}"), &messages, Duration::from_secs(60)),
+            "client {i} missed messages after the garbage"
+        );
+    }
+    for j in 0..g.servers {
+        assert!(
+            g.member(&format!("s{j}"))
+                .child
+                .try_wait()
+                .unwrap()
+                .is_none(),
+            "s{j} died"
+        );
+    }
+    let log = std::fs::read_to_string(g.dir.join("s0.log")).unwrap();
+    assert!(log.contains("handshake failed"), "{log}");
+    assert!(log.contains("unknown transport key"), "{log}");
+}
+
+#[test]
+fn killed_client_does_not_stall_rounds() {
+    let mut g = Group::new("client-kill", 3, 4, 15);
+    g.say(0, "before");
+    assert!(all_delivered(
+        &mut g,
+        "c1",
+        &["before".into()],
+        Duration::from_secs(60)
+    ));
+    g.kill("c3");
+    // The window closes by its timeout (2 s) and rounds go on without c3.
+    let start = g
+        .wait_for(Duration::from_secs(20), |l| {
+            l.who == "c0" && event(l) == "round"
+        })
+        .expect("a round after the kill")["round"]
+        .as_u64()
+        .unwrap();
+    g.say(1, "after");
+    assert!(all_delivered(
+        &mut g,
+        "c0",
+        &["after".into()],
+        Duration::from_secs(60)
+    ));
+    let later = g
+        .wait_for(Duration::from_secs(20), |l| {
+            l.who == "c2" && event(l) == "round" && l.value["round"].as_u64() > Some(start + 1)
+        })
+        .is_some();
+    assert!(later, "rounds stopped after the client was killed");
+}
+
+#[test]
+fn killed_server_is_named_and_its_history_replays() {
+    let mut g = Group::new("server-kill", 3, 3, 4);
+    g.say(0, "certified");
+    assert!(all_delivered(
+        &mut g,
+        "c1",
+        &["certified".into()],
+        Duration::from_secs(60)
+    ));
+    g.kill("s2");
+    // The others declare it unresponsive after the server timeout and halt naming it.
+    // (Known limitation of verdict-proto's silence attribution: a server waiting for several
+    // servers names the lowest-numbered one, so when server 1 halts on server 2's silence at
+    // the same moment, server 0 may name server 1. The test asserts that the silent server is
+    // named; it does not yet assert that nobody else is.)
+    let halt = g.wait_for(Duration::from_secs(40), |l| {
+        l.who.starts_with('s') && event(l) == "halted" && l.value["server"] == "server 2"
+    });
+    assert!(halt.is_some(), "no server named the killed server 2");
+    // Its history holds the certified rounds; a restart replays them.
+    let data = g.data(2);
+    let out = Command::new(EXE)
+        .args(["history", "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("\"round\":0"),
+        "{text}"
+    );
+    g.spawn_server(2);
+    let replay = g.wait_for(Duration::from_secs(20), |l| {
+        l.who == "s2" && event(l) == "replayed_round"
+    });
+    assert!(replay.is_some(), "restart did not replay the history");
+}
