@@ -1,6 +1,6 @@
 //! Slots: which DC-net a slot belongs to and its capacity, what an owner puts in it
-//! ([`payload`]), the hybrid accusation ([`accusation`]) and what a round revealed
-//! ([`output`]). The schedule of open slots is [`crate::schedule`].
+//! (`payload`), the hybrid accusation (`accusation`) and what a round revealed
+//! (`output`). The schedule of open slots is [`crate::schedule`].
 
 mod accusation;
 mod output;
