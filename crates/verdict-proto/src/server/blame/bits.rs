@@ -93,8 +93,7 @@ impl<S: ProtoSuite> Running<S> {
                     _ => None,
                 });
                 let bits = claim.bits.traces.get(t_idx).map(|t| &t.bits[..]);
-                let xor = bits.map(|b| b.iter().fold(false, |a, b| a ^ b));
-                if own.is_none() || own != xor {
+                if !claim_fits_ciphertext(own, bits) {
                     let mut evidence = vec![claim.envelope.clone()];
                     if let Some((e, _)) = arch.server_cts.get(j) {
                         evidence.push(e.clone());
@@ -113,30 +112,32 @@ impl<S: ProtoSuite> Running<S> {
             let Some(open) = arch.open.get(k) else {
                 return Ok(());
             };
-            let mut suspect = None;
-            for (idx, c) in blame.clients.iter().enumerate() {
-                // Archived submissions are kept encoded (see `certify`).
-                let sent =
+            // Archived submissions are kept encoded (see `certify`).
+            let sent: Vec<Option<bool>> = blame
+                .clients
+                .iter()
+                .map(|c| {
                     arch.accepted
                         .get(c)
                         .and_then(|s| match client_ct::<S>(open, &s.envelope, k) {
                             Some(ClientCt::Xor(x)) => x.bit(acc.bit),
                             _ => None,
-                        });
-                let pads = blame.claims.iter().flatten().fold(false, |a, claim| {
-                    let bit = claim
+                        })
+                })
+                .collect();
+            let claimed: Vec<&[bool]> = blame
+                .claims
+                .iter()
+                .flatten()
+                .map(|claim| {
+                    claim
                         .bits
                         .traces
                         .get(t_idx)
-                        .and_then(|t| t.bits.get(idx))
-                        .copied();
-                    a ^ bit.unwrap_or(false)
-                });
-                if sent != Some(pads) {
-                    suspect = Some(*c);
-                    break;
-                }
-            }
+                        .map_or(&[][..], |t| &t.bits[..])
+                })
+                .collect();
+            let suspect = first_deviating(&blame.clients, &sent, &claimed);
             trace.suspect = Some(suspect);
         }
         let suspects: BTreeSet<ClientId> = blame
@@ -190,5 +191,88 @@ impl<S: ProtoSuite> Running<S> {
             self.on_verdict(core, env)?;
         }
         Ok(())
+    }
+}
+
+/// Whether a server's claimed pad bits for the accused bit XOR to its own committed ciphertext
+/// bit (`None`: no such bit, or no claim for the accusation — a claim that cannot fit).
+pub(super) fn claim_fits_ciphertext(own: Option<bool>, bits: Option<&[bool]>) -> bool {
+    let xor = bits.map(|b| b.iter().fold(false, |a, b| a ^ b));
+    own.is_some() && own == xor
+}
+
+/// An accusation's suspect: the first client (in accepted order) whose signed ciphertext bit
+/// `sent[i]` (`None`: it has none) differs from the XOR of the pad bits every server claims
+/// for it (`claimed[j][i]`; a missing bit counts as 0). `None`: nobody deviates.
+pub(super) fn first_deviating(
+    clients: &[ClientId],
+    sent: &[Option<bool>],
+    claimed: &[&[bool]],
+) -> Option<ClientId> {
+    clients.iter().enumerate().find_map(|(i, c)| {
+        let pads = claimed
+            .iter()
+            .fold(false, |a, bits| a ^ bits.get(i).copied().unwrap_or(false));
+        (sent.get(i).copied().flatten() != Some(pads)).then_some(*c)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(n: u32) -> Vec<ClientId> {
+        (0..n).map(ClientId).collect()
+    }
+
+    #[test]
+    fn a_claim_must_xor_to_the_committed_bit() {
+        assert!(claim_fits_ciphertext(
+            Some(true),
+            Some(&[true, false, false])
+        ));
+        assert!(claim_fits_ciphertext(Some(false), Some(&[true, true])));
+        assert!(!claim_fits_ciphertext(Some(false), Some(&[true, false])));
+        assert!(!claim_fits_ciphertext(None, Some(&[])));
+        assert!(!claim_fits_ciphertext(Some(false), None));
+    }
+
+    #[test]
+    fn the_suspect_is_the_first_client_off_its_pads() {
+        // Two servers; client i's pads XOR to server0[i] ^ server1[i].
+        let s0 = [true, false, true, false];
+        let s1 = [false, false, true, true];
+        // Honest bits: 1, 0, 0, 1. Clients 1 and 3 deviate; 1 comes first.
+        let sent = [Some(true), Some(true), Some(false), Some(false)];
+        assert_eq!(
+            first_deviating(&ids(4), &sent, &[&s0, &s1]),
+            Some(ClientId(1))
+        );
+        let honest = [Some(true), Some(false), Some(false), Some(true)];
+        assert_eq!(first_deviating(&ids(4), &honest, &[&s0, &s1]), None);
+    }
+
+    #[test]
+    fn a_client_without_a_bit_is_the_suspect() {
+        let s0 = [false, false];
+        assert_eq!(
+            first_deviating(&ids(2), &[Some(false), None], &[&s0]),
+            Some(ClientId(1))
+        );
+    }
+
+    #[test]
+    fn missing_pad_bits_count_as_zero() {
+        // Server 1 claims fewer bits than there are clients: the rest XOR in as 0.
+        let s0 = [true, true];
+        let s1 = [true];
+        assert_eq!(
+            first_deviating(&ids(2), &[Some(false), Some(true)], &[&s0, &s1]),
+            None
+        );
+        assert_eq!(
+            first_deviating(&ids(2), &[Some(false), Some(false)], &[&s0, &s1]),
+            Some(ClientId(1))
+        );
     }
 }

@@ -79,14 +79,11 @@ impl<S: ProtoSuite> Running<S> {
         };
         // The verdict must be what its own evidence implies, given the claims all honest
         // servers hold: every suspect, each rebuttal a suspect's "no objection" to our claims.
-        let mut answered = BTreeSet::new();
-        let evidence_ok = verdict.rebuttals.iter().all(|r| {
-            blame
-                .is_answer(&core.config, &core.session, r)
-                .is_some_and(|c| answered.insert(c))
-        });
-        let culprits: BTreeSet<ClientId> = verdict.culprits.iter().copied().collect();
-        if !evidence_ok || culprits != suspects {
+        let answers = verdict
+            .rebuttals
+            .iter()
+            .map(|r| blame.is_answer(&core.config, &core.session, r));
+        if !verdict_is_justified(&verdict.culprits, answers, &suspects) {
             let (round, slot) = blame.first_accused();
             return Err(Stop::fault(
                 j,
@@ -146,5 +143,77 @@ impl<S: ProtoSuite> Running<S> {
         let excluded = &core.excluded;
         self.round.own.retain(|c, _| !excluded.contains(c));
         self.check_window(core)
+    }
+}
+
+/// The verdict function: whether a signed verdict is what its own evidence implies, given the
+/// suspects every honest server derives from the same claims. It must name exactly the
+/// suspects (a "no objection" does not clear one: only a lie proof, which halts the lying
+/// server, ends a blame otherwise), and each rebuttal it carries must be a distinct suspect's
+/// "no objection" to our claims (`answers`: whose answer each rebuttal is, `None`: it is not
+/// one).
+pub(super) fn verdict_is_justified(
+    culprits: &[ClientId],
+    answers: impl IntoIterator<Item = Option<ClientId>>,
+    suspects: &BTreeSet<ClientId>,
+) -> bool {
+    let mut answered = BTreeSet::new();
+    let evidence_ok = answers
+        .into_iter()
+        .all(|a| a.is_some_and(|c| answered.insert(c)));
+    let named: BTreeSet<ClientId> = culprits.iter().copied().collect();
+    evidence_ok && named == *suspects
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(ids: &[u32]) -> BTreeSet<ClientId> {
+        ids.iter().map(|&c| ClientId(c)).collect()
+    }
+
+    fn c(id: u32) -> ClientId {
+        ClientId(id)
+    }
+
+    #[test]
+    fn a_verdict_names_exactly_the_suspects() {
+        let suspects = set(&[1, 4]);
+        assert!(verdict_is_justified(&[c(4), c(1)], [], &suspects));
+        assert!(verdict_is_justified(&[c(1), c(4), c(1)], [], &suspects));
+        // Shielding a suspect, or naming an innocent client, is a bad verdict.
+        assert!(!verdict_is_justified(&[c(1)], [], &suspects));
+        assert!(!verdict_is_justified(&[c(1), c(4), c(2)], [], &suspects));
+        assert!(!verdict_is_justified(&[], [], &suspects));
+        assert!(verdict_is_justified(&[], [], &set(&[])));
+    }
+
+    #[test]
+    fn answers_do_not_clear_a_suspect() {
+        let suspects = set(&[1]);
+        assert!(verdict_is_justified(&[c(1)], [Some(c(1))], &suspects));
+        assert!(!verdict_is_justified(&[], [Some(c(1))], &suspects));
+    }
+
+    #[test]
+    fn every_rebuttal_must_be_a_distinct_suspects_answer() {
+        let suspects = set(&[1, 2]);
+        let culprits = [c(1), c(2)];
+        assert!(verdict_is_justified(
+            &culprits,
+            [Some(c(1)), Some(c(2))],
+            &suspects
+        ));
+        assert!(!verdict_is_justified(
+            &culprits,
+            [Some(c(1)), None],
+            &suspects
+        ));
+        assert!(!verdict_is_justified(
+            &culprits,
+            [Some(c(1)), Some(c(1))],
+            &suspects
+        ));
     }
 }

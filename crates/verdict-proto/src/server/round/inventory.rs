@@ -10,6 +10,7 @@ use super::super::common::Core;
 use super::super::state::{Forwarded, Inventory, RoundStep, Running, Submitted};
 use super::super::stop::Stop;
 use super::submission::decode_submission;
+use super::union::{Union, union_of};
 use super::{decode_deferred, deferrable, first_invalid_slot, slot_items};
 use crate::error::{ExclusionReason, ServerFault};
 use crate::policy::Verification;
@@ -172,13 +173,10 @@ impl<S: ProtoSuite> Running<S> {
         // A server whose inventory is not exactly its share of S (a client also listed by
         // another server, or excluded) cannot have its aggregates used as they are: we
         // recompute them from its submissions.
-        let mut accepted: BTreeMap<ClientId, Submitted<S>> = BTreeMap::new();
-        let mut upstream: BTreeMap<ClientId, ServerId> = BTreeMap::new();
-        let mut doubles: BTreeMap<ClientId, Vec<Vec<u8>>> = BTreeMap::new();
         let mut rejections: BTreeMap<ClientId, (u32, Vec<u8>)> = BTreeMap::new();
-        let mut recompute = vec![false; m];
         let mut forwarded = Vec::with_capacity(m);
-        for (j, inv) in run.round.inventories.iter_mut().enumerate() {
+        let mut lists = Vec::with_capacity(m);
+        for inv in run.round.inventories.iter_mut() {
             let Some(inv) = inv else { continue };
             forwarded.push(Forwarded {
                 envelope: core::mem::take(&mut inv.envelope),
@@ -188,33 +186,15 @@ impl<S: ProtoSuite> Running<S> {
             for (c, slot, envelope) in inv.rejected.drain(..) {
                 rejections.entry(c).or_insert((slot, envelope));
             }
-            for (c, sub) in inv.items.drain(..) {
-                if excluded.contains(&c) {
-                    recompute[j] = true;
-                    continue;
-                }
-                match accepted.get(&c) {
-                    Some(prev) if prev.envelope != sub.envelope => {
-                        doubles
-                            .entry(c)
-                            .or_insert_with(|| vec![prev.envelope.clone()])
-                            .push(sub.envelope);
-                        recompute[j] = true;
-                    }
-                    // The same submission from two servers is counted once, from the first.
-                    Some(_) => recompute[j] = true,
-                    None => {
-                        accepted.insert(c, sub);
-                        upstream.insert(c, ServerId(j as u32));
-                    }
-                }
-            }
+            lists.push(core::mem::take(&mut inv.items));
         }
+        let Union {
+            mut accepted,
+            mut upstream,
+            doubles,
+            mut recompute,
+        } = union_of(lists, excluded, |s: &Submitted<S>| &s.envelope);
         for (c, evidence) in doubles {
-            accepted.remove(&c);
-            if let Some(u) = upstream.remove(&c) {
-                recompute[u.index()] = true;
-            }
             run.round.excluded_now.push((
                 c,
                 ExclusionReason::DoubleSubmission { round: round_no },

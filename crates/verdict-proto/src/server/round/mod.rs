@@ -21,6 +21,7 @@ mod ciphertexts;
 mod inventory;
 mod reveal;
 mod submission;
+mod union;
 
 impl<S: ProtoSuite> Running<S> {
     /// Routes a round or blame message (verified, tracked) to its handler; keeps the next

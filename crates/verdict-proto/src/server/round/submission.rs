@@ -1,6 +1,7 @@
 //! Client submissions and the submission window: decode on arrival, close by policy, verify our
 //! own clients (eager), and send our inventory.
 
+use core::time::Duration;
 use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
@@ -11,7 +12,7 @@ use super::super::state::{RoundStep, Running, Submitted};
 use super::super::stop::Stop;
 use super::{deferrable, slot_items};
 use crate::error::{MessageError, ServerFault, WireError};
-use crate::policy::Verification;
+use crate::policy::{Verification, WindowPolicy};
 use crate::slot::{OpenSlot, SlotKind};
 use crate::suite::{ClientCt, ProtoSuite, SessionNets};
 use crate::wire::{Envelope, Kind, payloads};
@@ -40,6 +41,25 @@ pub(super) fn decode_submission<S: ProtoSuite>(
             }
         })
         .collect()
+}
+
+/// Whether a submission window closes now: `arrived` of `expected` clients are in, `elapsed`
+/// since it opened. `fraction_at` records (once) when the policy's fraction was first reached,
+/// which the closing time depends on. A window with nobody to wait for closes at once.
+pub(super) fn window_closes(
+    window: &WindowPolicy,
+    expected: usize,
+    arrived: usize,
+    elapsed: Duration,
+    fraction_at: &mut Option<Duration>,
+) -> bool {
+    if fraction_at.is_none() && arrived >= window.needed(expected) {
+        *fraction_at = Some(elapsed);
+    }
+    expected == 0
+        || window
+            .close_at(*fraction_at, arrived >= expected)
+            .is_some_and(|t| elapsed >= t)
 }
 
 impl<S: ProtoSuite> Running<S> {
@@ -112,14 +132,14 @@ impl<S: ProtoSuite> Running<S> {
             return Ok(());
         }
         let elapsed = now.saturating_sub(run.round.opened_at);
-        if run.round.fraction_at.is_none() && run.round.own.len() >= window.needed(expected) {
-            run.round.fraction_at = Some(elapsed);
-        }
-        let close = expected == 0
-            || window
-                .close_at(run.round.fraction_at, run.round.own.len() >= expected)
-                .is_some_and(|t| elapsed >= t);
-        if !close {
+        let arrived = run.round.own.len();
+        if !window_closes(
+            &window,
+            expected,
+            arrived,
+            elapsed,
+            &mut run.round.fraction_at,
+        ) {
             return Ok(());
         }
         let round = run.round.number;
@@ -232,5 +252,74 @@ impl<S: ProtoSuite> Running<S> {
             payloads::Inventory::encode(&list, &rejected, &encoded),
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn an_all_window_waits_for_every_client() {
+        let w = WindowPolicy::all();
+        let mut at = None;
+        assert!(!window_closes(&w, 3, 2, ms(10_000), &mut at));
+        assert!(window_closes(&w, 3, 3, ms(10_001), &mut at));
+        assert_eq!(at, Some(ms(10_001)));
+    }
+
+    #[test]
+    fn nobody_expected_closes_at_once() {
+        let mut at = None;
+        assert!(window_closes(&WindowPolicy::all(), 0, 0, ms(0), &mut at));
+    }
+
+    #[test]
+    fn the_multiplier_extends_from_when_the_fraction_was_first_reached() {
+        // Half of 4 clients, then wait as long again (100 %).
+        let w = WindowPolicy {
+            fraction_permille: 500,
+            multiplier_percent: 100,
+            deadline: None,
+        };
+        let mut at = None;
+        assert!(!window_closes(&w, 4, 1, ms(50), &mut at));
+        assert_eq!(at, None);
+        assert!(!window_closes(&w, 4, 2, ms(100), &mut at));
+        assert_eq!(at, Some(ms(100)));
+        // A third arrival later does not move the reference point.
+        assert!(!window_closes(&w, 4, 3, ms(150), &mut at));
+        assert_eq!(at, Some(ms(100)));
+        assert!(!window_closes(&w, 4, 3, ms(199), &mut at));
+        assert!(window_closes(&w, 4, 3, ms(200), &mut at));
+    }
+
+    #[test]
+    fn everyone_in_closes_without_the_extra_wait() {
+        let w = WindowPolicy {
+            fraction_permille: 500,
+            multiplier_percent: 100,
+            deadline: None,
+        };
+        let mut at = None;
+        assert!(!window_closes(&w, 2, 1, ms(100), &mut at));
+        assert!(window_closes(&w, 2, 2, ms(120), &mut at));
+    }
+
+    #[test]
+    fn a_deadline_closes_whatever_arrived() {
+        let w = WindowPolicy {
+            fraction_permille: 1000,
+            multiplier_percent: 0,
+            deadline: Some(ms(300)),
+        };
+        let mut at = None;
+        assert!(!window_closes(&w, 5, 0, ms(299), &mut at));
+        assert!(window_closes(&w, 5, 0, ms(300), &mut at));
+        assert_eq!(at, None);
     }
 }
