@@ -2,16 +2,15 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use verdict_dcnet::{ClientId, Party, ServerId};
-use verdict_proto::{Mode, Policy, Verification, WindowPolicy};
 
 use crate::error::NodeError;
 use crate::groupfile::{AddRole, GroupFile};
 use crate::keyfile::KeyFile;
-use crate::suite::SuiteChoice;
+pub use crate::policy_args::{ModeChoice, PolicyArgs};
+use crate::shutdown::shutdown_signal;
 use crate::with_suite;
 
 /// Run a Verdict group: anonymous, accountable messaging on verifiable DC-nets.
@@ -51,61 +50,6 @@ pub enum Command {
     /// Generate a group in a temporary directory and run every member as a process on
     /// 127.0.0.1.
     Local(crate::local::LocalArgs),
-}
-
-/// Verification and DC-net mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModeChoice {
-    /// Verifiable slots, every proof checked before combining.
-    Eager,
-    /// Verifiable slots, proofs checked only when a slot fails.
-    Lazy,
-    /// XOR slots carry messages, verifiable slots carry accusations.
-    Hybrid,
-}
-
-impl ModeChoice {
-    /// The protocol mode.
-    pub fn mode(self) -> Mode {
-        match self {
-            Self::Eager => Mode::Verifiable(Verification::Eager),
-            Self::Lazy => Mode::Verifiable(Verification::Lazy),
-            Self::Hybrid => Mode::Hybrid(Verification::Eager),
-        }
-    }
-}
-
-/// The policy options of `group new`.
-#[derive(Clone, Debug, Args)]
-pub struct PolicyArgs {
-    /// The ciphersuite.
-    #[arg(long, value_enum, default_value = "hashing")]
-    pub suite: SuiteChoice,
-    /// Verification mode.
-    #[arg(long, value_enum, default_value = "eager")]
-    pub mode: ModeChoice,
-    /// A round's submission window closes when every client submitted or after this long.
-    #[arg(long, default_value_t = 2000)]
-    pub window_ms: u64,
-    /// Set-up waits this long for the clients' set-up messages.
-    #[arg(long, default_value_t = 300)]
-    pub setup_window_s: u64,
-    /// A silent server is declared unresponsive after this long.
-    #[arg(long, default_value_t = 30)]
-    pub server_timeout_s: u64,
-}
-
-impl PolicyArgs {
-    /// The policy.
-    pub fn policy(&self) -> Policy {
-        Policy {
-            mode: self.mode.mode(),
-            window: WindowPolicy::timeout(Duration::from_millis(self.window_ms)),
-            setup_window: WindowPolicy::timeout(Duration::from_secs(self.setup_window_s)),
-            server_timeout: Duration::from_secs(self.server_timeout_s),
-            ..Policy::default()
-        }
-    }
 }
 
 /// `verdict group …`.
@@ -244,35 +188,6 @@ fn group(g: GroupCommand) -> Result<(), NodeError> {
             println!("session {}", hex::encode(session));
             Ok(())
         }
-    }
-}
-
-/// Stops when Ctrl-C or SIGTERM arrives, or (with `watch`) when the parent process is gone.
-pub async fn shutdown_signal(watch_parent: bool) {
-    let parent = std::os::unix::process::parent_id();
-    let orphaned = async move {
-        if !watch_parent {
-            return std::future::pending().await;
-        }
-        loop {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            if std::os::unix::process::parent_id() != parent {
-                return;
-            }
-        }
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = term => {}
-        () = orphaned => tracing::warn!("parent process gone; stopping"),
     }
 }
 

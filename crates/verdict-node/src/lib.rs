@@ -8,6 +8,8 @@ pub mod history;
 pub mod keyfile;
 pub mod local;
 pub mod output;
+pub mod policy_args;
+pub mod shutdown;
 pub mod suite;
 pub mod transport;
 

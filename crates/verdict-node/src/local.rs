@@ -17,10 +17,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
-use crate::cli::{ModeChoice, PolicyArgs};
 use crate::error::NodeError;
 use crate::groupfile::{AddRole, GroupFile};
 use crate::keyfile::KeyFile;
+use crate::policy_args::{ModeChoice, PolicyArgs};
 use crate::suite::SuiteChoice;
 use crate::with_suite;
 
@@ -301,7 +301,7 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
     let mut round = 0u64;
     let deadline = tokio::time::sleep(Duration::from_secs(args.timeout_s));
     tokio::pin!(deadline);
-    let shutdown = crate::cli::shutdown_signal(false);
+    let shutdown = crate::shutdown::shutdown_signal(false);
     tokio::pin!(shutdown);
     let outcome = loop {
         let done = seen
