@@ -45,7 +45,9 @@ pub struct PolicyArgs {
     /// Set-up waits this long for the clients' set-up messages.
     #[arg(long, default_value_t = 300)]
     pub setup_window_s: u64,
-    /// A silent server is declared unresponsive after this long.
+    /// A server silent this long is named unresponsive if its message is known to exist (another
+    /// server echoed it); otherwise after 1.5 times this, so that the alert of an honest server
+    /// starved by a third arrives first. Keep it well above four link delays between servers.
     #[arg(long, default_value_t = 30)]
     pub server_timeout_s: u64,
 }

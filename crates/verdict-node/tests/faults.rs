@@ -333,15 +333,27 @@ fn killed_server_is_named_and_its_history_replays() {
         Duration::from_secs(60)
     ));
     g.kill("s2");
-    // The others declare it unresponsive after the server timeout and halt naming it.
-    // (Known limitation of verdict-proto's silence attribution: a server waiting for several
-    // servers names the lowest-numbered one, so when server 1 halts on server 2's silence at
-    // the same moment, server 0 may name server 1. The test asserts that the silent server is
-    // named; it does not yet assert that nobody else is.)
+    // The others declare it unresponsive and halt: each names server 2, or follows the other's
+    // alert (then on its word), but no honest server is ever named.
     let halt = g.wait_for(Duration::from_secs(40), |l| {
         l.who.starts_with('s') && event(l) == "halted" && l.value["server"] == "server 2"
     });
     assert!(halt.is_some(), "no server named the killed server 2");
+    let mut stopped = std::collections::BTreeSet::new();
+    g.wait_for(Duration::from_secs(20), |l| {
+        if matches!(event(l), "halted" | "peer_halted") && (l.who == "s0" || l.who == "s1") {
+            stopped.insert(l.who.clone());
+        }
+        stopped.len() == 2
+    });
+    assert_eq!(stopped.len(), 2, "both live servers stop");
+    let wrongly_named: Vec<_> = g
+        .seen
+        .iter()
+        .filter(|l| event(l) == "halted" && l.value["server"] != "server 2")
+        .map(|l| l.value.clone())
+        .collect();
+    assert!(wrongly_named.is_empty(), "{wrongly_named:?}");
     // Its history holds the certified rounds; a restart replays them.
     let data = g.data(2);
     let out = Command::new(EXE)

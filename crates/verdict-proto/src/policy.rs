@@ -143,8 +143,9 @@ pub struct Policy {
     pub initially_open: u32,
     /// How long a blame suspect has to rebut before it is judged guilty.
     pub rebuttal_timeout: Duration,
-    /// How long a server waits for another server's message before declaring it unresponsive
-    /// and halting.
+    /// How long a server waits for another server's message before it suspects that server.
+    /// It names the server unresponsive (and halts) only after a further half of this — the
+    /// alert allowance, see [`Policy::silence_before_naming`].
     pub server_timeout: Duration,
 }
 
@@ -166,6 +167,21 @@ impl Default for Policy {
 }
 
 impl Policy {
+    /// How long after another server's message fell due a server names it
+    /// [`ServerFault::Unresponsive`](crate::ServerFault::Unresponsive): the server timeout,
+    /// plus half of it for alerts in flight.
+    ///
+    /// Why the allowance: when server `k` withholds a message from server `j` only, `j` waits
+    /// on `k` while a third server `i`, which got the message and moved on, waits on `j`'s next
+    /// step message, which honest `j` rightly never sends. `i`'s wait can start up to one link
+    /// delay before `j`'s (`j`'s last progress may be a message from `i`), and `j`'s alert
+    /// naming `k` takes another link delay to reach `i`. Waiting `server_timeout / 2` longer
+    /// than `j` does lets that alert arrive first whenever one-way delays between honest
+    /// servers stay under `server_timeout / 4`, so `i` follows `j`'s halt instead of naming `j`.
+    pub fn silence_before_naming(&self) -> Duration {
+        self.server_timeout + self.server_timeout / 2
+    }
+
     /// Checks ranges.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.default_len < crate::slot::SLOT_HEADER_LEN as u32 || self.default_len > self.max_len

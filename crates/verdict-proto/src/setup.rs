@@ -263,28 +263,48 @@ impl<S: ProtoSuite> SetupLog<S> {
         self.inventories.iter().any(Option::is_none)
     }
 
-    /// The server whose set-up message the log waits for (`None`: done, or failed).
-    pub fn awaited_server(&self) -> Option<ServerId> {
-        if let Some(j) = self.inventories.iter().position(Option::is_none) {
-            return Some(ServerId(j as u32));
-        }
-        if let Some(disputes) = &self.disputes {
-            return disputes
+    /// The set-up step the log waits on and every server whose message of it is missing, in
+    /// order (`None`: done, or failed).
+    pub fn awaited_servers(&self) -> Option<(Kind, Vec<ServerId>)> {
+        let servers = |f: &dyn Fn(u32) -> bool| -> Vec<ServerId> {
+            (0..self.inventories.len() as u32)
+                .filter(|j| f(*j))
+                .map(ServerId)
+                .collect()
+        };
+        let (kind, missing) = if self.awaiting_inventories() {
+            (
+                Kind::SetupInventory,
+                servers(&|j| {
+                    self.inventories
+                        .get(j as usize)
+                        .is_some_and(Option::is_none)
+                }),
+            )
+        } else if let Some(disputes) = &self.disputes {
+            let open: std::collections::BTreeSet<ServerId> = disputes
                 .iter()
-                .find(|(_, reveal)| reveal.is_none())
-                .map(|((_, s), _)| *s);
-        }
-        match self.shuffle.phase() {
-            Phase::Shuffle { server } => Some(ServerId(server as u32)),
-            Phase::Decryption => (0..self.inventories.len() as u32).find_map(|j| {
-                let applied = self
-                    .applied_decryptions
-                    .iter()
-                    .any(|e| e.header().sender == Party::Server(ServerId(j)));
-                (!applied && !self.decryptions.contains_key(&j)).then_some(ServerId(j))
-            }),
-            _ => None,
-        }
+                .filter(|(_, reveal)| reveal.is_none())
+                .map(|((_, s), _)| *s)
+                .collect();
+            (Kind::Dispute, open.into_iter().collect())
+        } else {
+            match self.shuffle.phase() {
+                Phase::Shuffle { server } => (Kind::ShuffleStep, vec![ServerId(server as u32)]),
+                Phase::Decryption => (
+                    Kind::Decryption,
+                    servers(&|j| {
+                        let applied = self
+                            .applied_decryptions
+                            .iter()
+                            .any(|e| e.header().sender == Party::Server(ServerId(j)));
+                        !applied && !self.decryptions.contains_key(&j)
+                    }),
+                ),
+                _ => return None,
+            }
+        };
+        (!missing.is_empty()).then_some((kind, missing))
     }
 
     /// Whether set-up is stuck on a commitment dispute.

@@ -12,34 +12,18 @@ use verdict_dcnet::elgamal::ElGamal;
 use verdict_dcnet::{ElementSum, HashingGenerator};
 use verdict_group::{Group, Ristretto255, SecretScalar};
 use verdict_proto::blame::{BlameBits, Rebuttal, RebuttalRequest, Verdict};
-use verdict_proto::sim::{Adversary, Network, Simulator};
+use verdict_proto::sim::{Adversary, Simulator};
 use verdict_proto::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
 use verdict_proto::{
     ClientId, Event, ExclusionReason, Mode, Party, Policy, ServerFault, ServerId, Verification,
     WindowPolicy,
 };
 
+mod common;
+use common::{policy, quiet_net};
+
 type G = Ristretto255;
 type Hg = HashingGenerator<G>;
-
-fn quiet_net() -> Network {
-    Network {
-        latency: Duration::from_millis(10),
-        ..Network::default()
-    }
-}
-
-fn policy(mode: Mode) -> Policy {
-    Policy {
-        mode,
-        default_len: 128,
-        window: WindowPolicy::timeout(Duration::from_secs(2)),
-        setup_window: WindowPolicy::timeout(Duration::from_secs(5)),
-        rebuttal_timeout: Duration::from_secs(1),
-        server_timeout: Duration::from_secs(20),
-        ..Policy::default()
-    }
-}
 
 /// Every slot stays open (no idle closing), so a client's `k`-th slot ciphertext is slot `k`'s.
 fn all_open(mode: Mode) -> Policy {

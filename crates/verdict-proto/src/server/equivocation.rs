@@ -3,6 +3,8 @@
 //! different header for the same step halts naming its signer with both signed headers as
 //! evidence (a signed header commits to the payload's hash: the two are transferable proof).
 //!
+//! Shuffle steps, which are sequential, are echoed one by one as they arrive instead.
+//!
 //! Memory is bounded: headers are kept only for the rounds a step can still concern
 //! (`[current − HISTORY, current + 1]`: blame looks back [`HISTORY`] rounds, and nobody can be
 //! more than one round ahead, since certifying a round needs our signature), pruned as rounds
@@ -64,10 +66,18 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
                     Vec::new(),
                 ))
             }
-            Some(_) => Ok(()),
+            Some(_) => {
+                // Known from another server's echo: the step may be complete only now.
+                self.maybe_echo(h.kind, h.round);
+                Ok(())
+            }
             None => {
                 self.headers.insert(k, signed.clone());
-                self.maybe_echo(h.kind, h.round);
+                if h.kind == Kind::ShuffleStep {
+                    self.echo_at_once(signed);
+                } else {
+                    self.maybe_echo(h.kind, h.round);
+                }
                 Ok(())
             }
         }
@@ -81,12 +91,32 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         self.echoed.retain(|(_, round)| keep(*round));
     }
 
+    /// Echoes one shuffle step's signed header as soon as it arrives. The shuffle is
+    /// sequential: a server that withholds its step from the next shuffler alone stalls
+    /// everybody before any server holds a complete step to echo, and the next shuffler must
+    /// learn that the step exists to name its author rather than be named by the others (see
+    /// `timer.rs`). One header per step and server: M − 1 small messages per set-up.
+    fn echo_at_once(&mut self, signed: &SignedHeader<S::G>) {
+        if self.config.num_servers() < 3 || signed.header.sender == Party::Server(self.id) {
+            return;
+        }
+        let round = signed.header.round;
+        let env = self.seal(
+            Kind::Echo,
+            round,
+            payloads::ByteList::encode(&[signed.to_bytes()]),
+        );
+        let bytes: Arc<[u8]> = env.to_bytes().into();
+        self.send_to_servers(&bytes);
+    }
+
     /// Once every server's message of a step is in, echo their signed headers to all servers:
     /// a server that sent different messages to different servers is caught by whoever sees
     /// both versions.
     pub(crate) fn maybe_echo(&mut self, kind: Kind, round: u64) {
         let m = self.config.num_servers() as u32;
-        if m < 3 || self.echoed.contains(&(kind, round)) {
+        if m < 3 || kind == Kind::ShuffleStep || self.echoed.contains(&(kind, round)) {
+            // (Shuffle steps were echoed one by one on arrival.)
             // With two servers, each sees the other's only message: nothing to compare.
             return;
         }

@@ -129,6 +129,17 @@ pub enum Adversary {
         /// First silent round.
         from_round: u64,
     },
+    /// Sends `victim` nothing from `from_round` on, and keeps talking to everybody else (a
+    /// crash in the middle of a broadcast, or a server trying to get an honest one named: the
+    /// victim stalls, and the others wait for the victim's next step).
+    WithholdingServer {
+        /// The server.
+        server: ServerId,
+        /// The server it cuts off.
+        victim: ServerId,
+        /// First round withheld.
+        from_round: u64,
+    },
     /// In `round`, its inventory lists its first accepted client as rejected (that client's
     /// submission is valid).
     FalselyRejectingServer {
@@ -305,6 +316,16 @@ impl<S: ProtoSuite> Simulator<S> {
                     // A crash: once silent, silent for good (blame messages of older rounds
                     // included).
                     self.crashed.insert(who);
+                    return None;
+                }
+                (
+                    Adversary::WithholdingServer {
+                        server,
+                        victim,
+                        from_round,
+                    },
+                    Party::Server(s),
+                ) if s == server && to == Party::Server(victim) && h.round >= from_round => {
                     return None;
                 }
                 (Adversary::XorInjectingClient { client, from_round }, Party::Client(c))

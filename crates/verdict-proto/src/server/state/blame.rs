@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
 use verdict_group::Group;
 
+use super::missing_of;
 use crate::blame::{BlameBits, Rebuttal, open_relayed};
 use crate::config::GroupConfig;
 use crate::slot::Accusation;
@@ -51,17 +52,18 @@ pub(crate) struct Blame<G: Group> {
 }
 
 impl<G: Group> Blame<G> {
-    /// The server whose message the blame waits for, if it waits for a server.
-    pub(crate) fn awaited_server(&self) -> Option<ServerId> {
-        let missing = if self.suspects.is_none() {
-            self.claims.iter().position(Option::is_none)
+    /// The blame step waiting on servers, and every server whose message of it is missing (in
+    /// order); `None` if it waits for no server.
+    pub(crate) fn awaited_servers(&self) -> Option<(Kind, Vec<ServerId>)> {
+        let (kind, missing) = if self.suspects.is_none() {
+            (Kind::BlameBits, missing_of(&self.claims))
         } else if self.decided {
-            self.verdicts.iter().position(Option::is_none)
+            (Kind::Verdict, missing_of(&self.verdicts))
         } else {
             // Waiting for the suspects (until the deadline), not for a server.
-            None
+            return None;
         };
-        missing.map(|j| ServerId(j as u32))
+        (!missing.is_empty()).then_some((kind, missing))
     }
 
     /// The rebuttal deadline, while it matters.

@@ -195,3 +195,13 @@ impl<G: Group> Early<G> {
 /// Early step messages a server may have outstanding for one round (Inventory, Commit,
 /// ServerCiphertexts, OutputSignature, and blame's two with room to spare); more is flooding.
 pub(super) const EARLY_PER_SERVER: usize = 8;
+
+/// The servers whose entry of a per-server table is still empty, in order.
+pub(crate) fn missing_of<T>(table: &[Option<T>]) -> Vec<ServerId> {
+    table
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_none())
+        .map(|(j, _)| ServerId(j as u32))
+        .collect()
+}
