@@ -99,6 +99,11 @@ pub struct RunArgs {
     /// The server's data directory (history database).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// Serve Prometheus / OpenMetrics figures at `http://ADDR/metrics` (rounds, round interval,
+    /// participants, deliveries, exclusions, verdicts, rejected messages, bytes and messages
+    /// sent and received, halted). Unauthenticated: bind loopback or a monitoring network.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<std::net::SocketAddr>,
     /// Jam every XOR slot from this round on (a demonstration of hybrid-mode blame).
     #[arg(long, hide = true)]
     pub jam_from_round: Option<u64>,
@@ -195,6 +200,11 @@ async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
     let file = GroupFile::read(&args.group)?;
     let key = KeyFile::load(&args.key)?;
     let shutdown = shutdown_signal(args.watch_parent);
+    let metrics = crate::metrics::Metrics::new();
+    if let Some(addr) = args.metrics {
+        let bound = metrics.serve(addr).await?;
+        crate::output::emit(&serde_json::json!({"event": "metrics", "addr": bound.to_string()}));
+    }
     with_suite!(file.suite, S => {
         let group = file.open::<S>().map_err(|e| NodeError::bad_file(&args.group, e))?;
         let me = group.dir.by_key.get(&key.transport.public()).copied().ok_or_else(|| {
@@ -203,11 +213,11 @@ async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
         match (me, server) {
             (Party::Server(id), true) => {
                 let data = args.data.clone().ok_or_else(|| NodeError::Usage("a server needs --data DIR".into()))?;
-                crate::driver::server::run::<S>(group, ServerId(id.0), key, &data, shutdown).await
+                crate::driver::server::run::<S>(group, ServerId(id.0), key, &data, metrics, shutdown).await
             }
             (Party::Client(id), false) => {
                 let jammer = args.jam_from_round.map(|from| crate::driver::jammer::Jammer { from });
-                crate::driver::client::run::<S>(group, ClientId(id.0), key, jammer, shutdown).await
+                crate::driver::client::run::<S>(group, ClientId(id.0), key, jammer, metrics, shutdown).await
             }
             (p, _) => Err(NodeError::Usage(format!("this key belongs to {p}, not a {}", if server { "server" } else { "client" }))),
         }

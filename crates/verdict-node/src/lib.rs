@@ -7,6 +7,7 @@ pub mod groupfile;
 pub mod history;
 pub mod keyfile;
 pub mod local;
+pub mod metrics;
 pub mod output;
 pub mod policy_args;
 pub mod shutdown;

@@ -16,6 +16,7 @@ use verdict_proto::{Client, ClientPhase, Event, ProtoSuite};
 use crate::error::NodeError;
 use crate::groupfile::Group;
 use crate::keyfile::KeyFile;
+use crate::metrics::Metrics;
 use crate::output::{emit, event_json};
 use crate::transport::link::LinkKind;
 use crate::transport::peers::Net;
@@ -31,6 +32,7 @@ pub async fn run<S: ProtoSuite>(
     id: ClientId,
     key: KeyFile,
     jammer: Option<super::jammer::Jammer>,
+    metrics: Metrics,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), NodeError> {
     let me = Party::Client(id);
@@ -68,6 +70,7 @@ pub async fn run<S: ProtoSuite>(
         }
     });
     tokio::pin!(shutdown);
+    let start = Instant::now();
     let mut input_open = true;
     loop {
         while let Some(t) = client.poll_transmit() {
@@ -76,9 +79,11 @@ pub async fn run<S: ProtoSuite>(
                     Some(jammed) => jammed.into(),
                     None => t.bytes,
                 };
+            metrics.sent(bytes.len());
             net.send(t.to, bytes);
         }
         while let Some(e) = client.poll_event() {
+            metrics.observe(&e, start.elapsed());
             match &e {
                 Event::Rejected(err) => tracing::warn!(error = %err, "message rejected"),
                 e => {
@@ -96,6 +101,7 @@ pub async fn run<S: ProtoSuite>(
         tokio::select! {
             msg = inbound.recv() => {
                 let Some((from, bytes)) = msg else { break };
+                metrics.received(bytes.len());
                 client.handle_message(from, &bytes);
             }
             line = lines.recv(), if input_open => match line {

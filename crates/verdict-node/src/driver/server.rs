@@ -20,6 +20,7 @@ use crate::error::NodeError;
 use crate::groupfile::Group;
 use crate::history::History;
 use crate::keyfile::KeyFile;
+use crate::metrics::Metrics;
 use crate::output::{emit, event_json, is_durable};
 use crate::transport::link::LinkKind;
 use crate::transport::peers::Net;
@@ -30,6 +31,7 @@ pub async fn run<S: ProtoSuite>(
     id: ServerId,
     key: KeyFile,
     data: &Path,
+    metrics: Metrics,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), NodeError> {
     let me = Party::Server(id);
@@ -82,11 +84,19 @@ pub async fn run<S: ProtoSuite>(
     tokio::pin!(shutdown);
     let mut stored_round = None;
     loop {
-        flush(&mut server, &net, &history, &mut stored_round)?;
+        flush(
+            &mut server,
+            &net,
+            &history,
+            &metrics,
+            start,
+            &mut stored_round,
+        )?;
         let deadline = server.poll_timeout().map(|t| start + t);
         tokio::select! {
             msg = inbound.recv() => {
                 let Some((from, bytes)) = msg else { break };
+                metrics.received(bytes.len());
                 server.handle_timeout(start.elapsed());
                 server.handle_message(from, &bytes);
             }
@@ -112,9 +122,12 @@ fn flush<S: ProtoSuite, R: rand_core::RngCore + rand_core::CryptoRng>(
     server: &mut Server<S, R>,
     net: &Arc<Net>,
     history: &History,
+    metrics: &Metrics,
+    start: Instant,
     stored_round: &mut Option<u64>,
 ) -> Result<(), NodeError> {
     while let Some(e) = server.poll_event() {
+        metrics.observe(&e, start.elapsed());
         if let verdict_proto::Event::Rejected(err) = &e {
             tracing::warn!(error = %err, "message rejected");
             continue;
@@ -135,6 +148,7 @@ fn flush<S: ProtoSuite, R: rand_core::RngCore + rand_core::CryptoRng>(
             history.append_round(h.round, &t.bytes)?;
             *stored_round = Some(h.round);
         }
+        metrics.sent(t.bytes.len());
         net.send(t.to, t.bytes);
     }
     Ok(())
