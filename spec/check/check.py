@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import blake3  # noqa: E402
 import check_group  # noqa: E402
+import check_hg  # noqa: E402
 import check_nizk  # noqa: E402
 import check_transcript  # noqa: E402
 import check_xor  # noqa: E402
@@ -23,6 +24,7 @@ CHECKS = [
     ("group-ristretto255.json", check_group.run),
     ("nizk-ristretto255.json", check_nizk.run),
     ("dcnet-xor-ristretto255.json", check_xor.run),
+    ("dcnet-hashing-generator-ristretto255.json", check_hg.run),
 ]
 
 
