@@ -22,9 +22,12 @@ import check_xor  # noqa: E402
 CHECKS = [
     ("transcript.json", check_transcript.run),
     ("group-ristretto255.json", check_group.run),
+    ("group-p256.json", check_group.run),
     ("nizk-ristretto255.json", check_nizk.run),
+    ("nizk-p256.json", check_nizk.run),
     ("dcnet-xor-ristretto255.json", check_xor.run),
     ("dcnet-hashing-generator-ristretto255.json", check_hg.run),
+    ("dcnet-hashing-generator-p256.json", check_hg.run),
 ]
 
 

@@ -1,4 +1,4 @@
-"""test-vectors/dcnet-hashing-generator-ristretto255.json against spec/ciphersuites.md §3.
+"""test-vectors/dcnet-hashing-generator-{ristretto255,p256}.json against spec/ciphersuites.md §3.
 
 Checks the set-up commitments (both copies of every K_ij agree), the generators, every client
 ciphertext's OR proof and every server ciphertext's vector-DLEQ proof (singly), the reveal and
@@ -10,14 +10,20 @@ InvalidClientProof / InvalidServerProof: a proof that does not verify).
 import blake3
 import check_group
 import check_nizk
-import ristretto255 as G
+import p256
+import ristretto255
 from transcript import context_transcript
 
+GROUPS = {
+    "dcnet/verdict/hashing-generator/ristretto255/v1": ristretto255,
+    "dcnet/verdict/hashing-generator/p256/v1": p256,
+}
+# The group and suite id in use, set by run().
+G = ristretto255
 SUITE_ID = b"verdict/hashing-generator/ristretto255/v1"
 CLIENT_PURPOSE = b"verdict/dcnet/hashing-generator/client"
 SERVER_PURPOSE = b"verdict/dcnet/hashing-generator/server"
 GENERATOR_DST = b"verdict-dcnet/hashing-generator/v1/generator"
-E = G.ENCODED_LEN
 
 
 class Fail(Exception):
@@ -42,7 +48,7 @@ def generators(session, slot, round_, length):
     prefix = u64(len(SUITE_ID)) + SUITE_ID + session + u32(slot) + u64(round_) + u64(length)
     out = []
     for k in range(elements_needed(length)):
-        h = G.from_uniform_bytes(check_group.uniform_bytes(GENERATOR_DST, prefix + u64(k)))
+        h = check_group.hash_to_group(G, GENERATOR_DST, prefix + u64(k))
         out.append(h + h)
     return out
 
@@ -59,6 +65,7 @@ def context(purpose, session, slot, round_, length, sender, extra=()):
 
 
 def split(ct, n_elements, proof_len, fail_len):
+    E = G.ENCODED_LEN
     if len(ct) != n_elements * E + proof_len:
         raise Fail(fail_len)
     els = []
@@ -72,7 +79,7 @@ def split(ct, n_elements, proof_len, fail_len):
 
 def verify_client(session, U, pseudonym, slot, round_, length, client, ct, gens):
     # OR proof: one challenge, VectorDleq (A_U, A_C, z), Schnorr (A_Y, z_y).
-    els, proof = split(ct, len(gens), 6 * 32, "WireLength")
+    els, proof = split(ct, len(gens), 3 * G.ENCODED_LEN + 3 * G.SCALAR_LEN, "WireLength")
     t = context(CLIENT_PURPOSE, session, slot, round_, length, client)
     left = {"g": G.GENERATOR.encode().hex(), "x": U.encode().hex(),
             "h": [g.encode().hex() for g in gens], "c": [e.encode().hex() for e in els]}
@@ -87,7 +94,7 @@ def verify_client(session, U, pseudonym, slot, round_, length, client, ct, gens)
 
 
 def verify_server(session, V, slot, round_, length, server, accepted, sct, gens):
-    els, proof = split(sct, len(gens), 3 * 32, "WireLength")
+    els, proof = split(sct, len(gens), 2 * G.ENCODED_LEN + G.SCALAR_LEN, "WireLength")
     t = context(SERVER_PURPOSE, session, slot, round_, length, server,
                 [(b"accepted-set", accepted_set_digest(accepted))])
     st = {"g": G.GENERATOR.encode().hex(), "x": V.encode().hex(),
@@ -103,6 +110,7 @@ def verify_server(session, V, slot, round_, length, server, accepted, sct, gens)
 
 class Session:
     def __init__(self, inp):
+        E = G.ENCODED_LEN
         self.id = bytes.fromhex(inp["id"])
         self.pseudonyms = [bytes.fromhex(p) for p in inp["pseudonyms"]]
         m, n = len(inp["servers"]), len(inp["clients"])
@@ -152,6 +160,11 @@ def round_reveal(sess, inp, clients, servers):
 
 
 def run(doc, report):
+    global G, SUITE_ID
+    G = GROUPS[doc["suite"]]
+    SUITE_ID = b"verdict/hashing-generator/" + G.NAME + b"/v1"
+    check_nizk.use_group(G)
+    check_group.use_group(G)
     cases = {c["id"]: c for g in doc["test_groups"] for c in g["cases"]}
     sessions = {}
     for group in doc["test_groups"]:

@@ -4,8 +4,18 @@ A proof is accepted only if it decodes with exactly the statement's shape (every
 encoding, every scalar canonical, no trailing bytes) and every check equation holds.
 """
 
-import ristretto255 as G
+import p256
+import ristretto255
 from transcript import Transcript, context_transcript
+
+# The group every function below works in; set with use_group (ristretto255 by default).
+G = ristretto255
+GROUPS = {"nizk/ristretto255": ristretto255, "nizk/p256": p256}
+
+
+def use_group(module):
+    global G
+    G = module
 
 REGISTRATION_LABEL = b"verdict-nizk key registration v1"
 SIGNATURE_PROTOCOL = b"verdict-nizk schnorr signature v1"
@@ -198,6 +208,7 @@ def verify_signature(domain, message, public_bytes, sig_bytes):
 
 
 def run(doc, report):
+    use_group(GROUPS[doc["suite"]])
     for group in doc["test_groups"]:
         for case in group["cases"]:
             inputs = case["inputs"]

@@ -60,6 +60,7 @@ def reveal(session, pseudonym, slot, round_, length, ciphertexts):
 
 
 def run(doc, report):
+    check_nizk.use_group(G)
     cases = {c["id"]: c for g in doc["test_groups"] for c in g["cases"]}
     for group in doc["test_groups"]:
         for case in group["cases"]:
