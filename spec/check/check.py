@@ -13,6 +13,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import blake3  # noqa: E402
+import check_elgamal  # noqa: E402
 import check_group  # noqa: E402
 import check_hg  # noqa: E402
 import check_nizk  # noqa: E402
@@ -28,6 +29,7 @@ CHECKS = [
     ("dcnet-xor-ristretto255.json", check_xor.run),
     ("dcnet-hashing-generator-ristretto255.json", check_hg.run),
     ("dcnet-hashing-generator-p256.json", check_hg.run),
+    ("dcnet-elgamal-ristretto255.json", check_elgamal.run),
 ]
 
 

@@ -64,15 +64,16 @@ def context(purpose, session, slot, round_, length, sender, extra=()):
     return context_transcript(purpose, session, round_, slot, sender, fields)
 
 
-def split(ct, n_elements, proof_len, fail_len):
-    E = G.ENCODED_LEN
+def split(ct, n_elements, proof_len, fail_len, grp=None):
+    grp = grp or G
+    E = grp.ENCODED_LEN
     if len(ct) != n_elements * E + proof_len:
         raise Fail(fail_len)
     els = []
     for k in range(n_elements):
         try:
-            els.append(G.decode(ct[k * E:(k + 1) * E]))
-        except G.DecodeError:
+            els.append(grp.decode(ct[k * E:(k + 1) * E]))
+        except grp.DecodeError:
             raise Fail("WireField")
     return els, ct[n_elements * E:]
 

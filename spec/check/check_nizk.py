@@ -97,10 +97,32 @@ def bind_vector_dleq(t, st):
     return 1, [(G.decode(x), [(0, G.decode(g))])], [(c_fold, [(0, h_fold)])]
 
 
+def bind_linear(t, st):
+    """A linear relation: st = {"witnesses": m, "g": [(image, [(k, base)])], "h": [...]}, bytes."""
+    m = st["witnesses"]
+    t.append(b"statement", b"linear-relation")
+    t.append(b"groups", G.NAME + b"/" + G.NAME)
+    t.append_u64(b"witnesses", m)
+    out = []
+    for eqs in (st["g"], st["h"]):
+        t.append_u64(b"equations", len(eqs))
+        bound = []
+        for image, terms in eqs:
+            if not terms or any(k >= m for k, _ in terms):
+                raise Reject("relation shape")
+            t.append(b"witness-indices", b"".join(k.to_bytes(8, "little") for k, _ in terms))
+            t.append(b"image+bases", image + b"".join(b for _, b in terms))
+            bound.append((G.decode(image), [(k, G.decode(b)) for k, b in terms]))
+        out.append(bound)
+    return m, out[0], out[1]
+
+
 BINDERS = {"schnorr": bind_schnorr, "dleq": bind_dleq, "vector-dleq": bind_vector_dleq}
 
 
 def bind(t, st):
+    if "witnesses" in st:
+        return bind_linear(t, st)
     if "base" in st:
         return bind_schnorr(t, st)
     if "y" in st:
