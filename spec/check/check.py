@@ -17,6 +17,7 @@ import check_elgamal  # noqa: E402
 import check_group  # noqa: E402
 import check_hg  # noqa: E402
 import check_nizk  # noqa: E402
+import check_shuffle  # noqa: E402
 import check_transcript  # noqa: E402
 import check_xor  # noqa: E402
 
@@ -26,6 +27,7 @@ CHECKS = [
     ("group-p256.json", check_group.run),
     ("nizk-ristretto255.json", check_nizk.run),
     ("nizk-p256.json", check_nizk.run),
+    ("shuffle-ristretto255.json", check_shuffle.run),
     ("dcnet-xor-ristretto255.json", check_xor.run),
     ("dcnet-hashing-generator-ristretto255.json", check_hg.run),
     ("dcnet-hashing-generator-p256.json", check_hg.run),
