@@ -67,7 +67,10 @@ def main(argv):
             doc = json.load(f)
         report = Report(name)
         t0 = time.time()
-        run(doc, report)
+        try:
+            run(doc, report)
+        except Exception as e:  # a vector shape this checker cannot read is a failure, loudly
+            report.failed.append(("-", "the checker stopped", f"{type(e).__name__}: {e}"))
         print(f"{name}: {report.ok} cases agree, {len(report.skipped)} skipped, "
               f"{len(report.failed)} disagree ({time.time() - t0:.1f} s)")
         for cid, why in report.skipped:

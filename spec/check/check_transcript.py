@@ -26,9 +26,12 @@ def run(doc, report):
                     outputs.append(g.scalar_encode(t.challenge_scalar(label, g)).hex())
                 elif kind.startswith("challenge_scalars_"):
                     g = GROUPS[kind[len("challenge_scalars_"):]]
+                    count = op.get("count", op.get("n"))
+                    if count is None:
+                        report.skip(case, f"{kind} without a count")
+                        break
                     outputs.extend(
-                        g.scalar_encode(s).hex()
-                        for s in t.challenge_scalars(label, op["count"], g))
+                        g.scalar_encode(s).hex() for s in t.challenge_scalars(label, count, g))
                 else:
                     report.skip(case, f"unknown op {kind}")
                     break
