@@ -10,6 +10,7 @@ import os
 import sys
 import time
 
+sys.dont_write_bytecode = True  # a clean clone stays clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import blake3  # noqa: E402
