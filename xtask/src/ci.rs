@@ -8,12 +8,13 @@ use std::path::Path;
 /// `cargo xtask ci` takes no options.
 #[derive(Debug, Default, PartialEq, clap::Args)]
 #[command(
-    about = "Everything CI runs: fmt, tidy, clippy, docs, tests, vector freshness, benchmarks \
-             compile, a short fuzz run",
+    about = "Everything CI runs: fmt, tidy, clippy, docs, tests, vector freshness, the \
+             independent vector checker, benchmarks compile, a short fuzz run",
     long_about = "Runs what CI (.ci/run) runs, stopping at the first failure: cargo fmt --check, \
                   cargo xtask tidy, cargo clippy (all targets, warnings denied), cargo doc \
-                  (warnings denied), cargo test --workspace, cargo xtask test-vectors --check \
-                  cargo bench --no-run and every fuzz target for 10 seconds \
+                  (warnings denied), cargo test --workspace, cargo xtask test-vectors --check, \
+                  the independent vector checker (cargo xtask spec-check; skipped without \
+                  python3), cargo bench --no-run and every fuzz target for 10 seconds \
                   (cargo xtask fuzz --seconds 10; needs cargo-fuzz)."
 )]
 pub(crate) struct Args {}
@@ -40,6 +41,7 @@ pub(crate) fn run(root: &Path, _: &Args) -> bool {
         )
         && cargo(&["test", "--workspace"], &[])
         && crate::test_vectors::run(root, &crate::test_vectors::Args { check: true })
+        && crate::spec_check::run(root, &crate::spec_check::Args {})
         && cargo(&["bench", "--workspace", "--no-run"], &[])
         && crate::fuzz::run(
             root,

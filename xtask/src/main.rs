@@ -14,6 +14,7 @@ mod ci;
 mod demo;
 mod fuzz;
 mod mutants;
+mod spec_check;
 mod test_vectors;
 mod tidy;
 
@@ -40,6 +41,7 @@ pub(crate) enum Task {
     Ci(ci::Args),
     Fuzz(fuzz::Args),
     Mutants(mutants::Args),
+    SpecCheck(spec_check::Args),
     TestVectors(test_vectors::Args),
     Tidy(tidy::Args),
 }
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         Some(Task::Ci(args)) => ci::run(&root, &args),
         Some(Task::Fuzz(args)) => fuzz::run(&root, &args),
         Some(Task::Mutants(args)) => mutants::run(&root, &args),
+        Some(Task::SpecCheck(args)) => spec_check::run(&root, &args),
         Some(Task::TestVectors(args)) => test_vectors::run(&root, &args),
         Some(Task::Tidy(args)) => tidy::run(&root, &args),
         // No task: the help, and success, as `cargo xtask` always did.
@@ -134,6 +137,10 @@ mod tests {
         assert!(matches!(parse(&["demo"]), Ok(Some(Task::Demo(_)))));
         assert!(matches!(parse(&["ci"]), Ok(Some(Task::Ci(_)))));
         assert!(matches!(parse(&["tidy"]), Ok(Some(Task::Tidy(_)))));
+        assert!(matches!(
+            parse(&["spec-check"]),
+            Ok(Some(Task::SpecCheck(_)))
+        ));
         assert_eq!(
             parse(&["fuzz", "--target", "nizk", "--minutes", "3"]).ok(),
             Some(Some(Task::Fuzz(fuzz::Args {

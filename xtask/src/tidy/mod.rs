@@ -21,6 +21,9 @@
 //!    part of a production build.
 //! 6. **No import cycles.** Within a crate, the modules' uses of each other (other than of
 //!    their own ancestors) form no cycle (see [`cycles`]).
+//! 7. **Every label is specified.** Every label and domain string of the protocol crates
+//!    (byte-string literals, `&str` label constants, key-derivation and hash DST literals in
+//!    their non-test sources) appears double-quoted in `spec/*.md` (see [`spec_labels`]).
 //!
 //! The checks read source text, not a syntax tree: braces, comments and string literals are
 //! told apart by a small lexer ([`lexer::blank_comments_and_strings`]), which is enough for rules
@@ -32,6 +35,7 @@ mod docs;
 mod lexer;
 mod long_files;
 mod readmes;
+mod spec_labels;
 mod wire_kinds;
 
 use std::path::{Path, PathBuf};
@@ -40,14 +44,15 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Default, PartialEq, clap::Args)]
 #[command(
     about = "Check the repository's rules (design-document index, file length, wire kinds \
-             handled, crate READMEs, adversary hooks gated, no import cycles); also run by `cargo test`",
+             handled, crate READMEs, adversary hooks gated, no import cycles, every label in spec/); also run by `cargo test`",
     long_about = "Checks the repository's rules and names the offending file of each \
                   finding: README.md's design-document list is complete; no file under \
                   crates/*/src is over 600 lines without a `long:` comment saying why; every \
                   verdict-proto wire Kind is handled by the server or the client; every crate's \
                   lib.rs includes its README.md as the crate doc; #[doc(hidden)] pub fns of \
                   verdict-proto are behind the `adversary` feature; no import cycles between a \
-                  crate's modules. The rules are documented in xtask/src/tidy/; `cargo test --workspace` runs the \
+                  crate's modules; every label and domain string of the protocol crates \
+                  appears in spec/*.md. The rules are documented in xtask/src/tidy/; `cargo test --workspace` runs the \
                   same checks."
 )]
 pub(crate) struct Args {}
@@ -105,6 +110,7 @@ pub(crate) fn check(root: &Path) -> Report {
     readmes::crate_readmes(root, &mut r);
     adversary::adversary_gate(root, &mut r);
     cycles::import_cycles(root, &mut r);
+    spec_labels::spec_labels(root, &mut r);
     r
 }
 
@@ -192,6 +198,7 @@ mod tests {
     /// 5. No `#[doc(hidden)] pub fn` in verdict-proto outside `#[cfg(feature = "adversary")]`
     ///    code.
     /// 6. No import cycles between the modules of a crate.
+    /// 7. Every label and domain string of the protocol crates is in `spec/*.md`.
     #[test]
     fn tidy() {
         let report = check(&crate::workspace_root());

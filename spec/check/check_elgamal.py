@@ -1,0 +1,159 @@
+"""test-vectors/dcnet-elgamal-ristretto255.json against spec/ciphersuites.md §4.
+
+Checks every client ciphertext's OR proof over the two linear relations (cover: the
+interleaved equations R_k = r_k·G, C_k = r_k·Z; owner: Y = y·G and R_k = r_k·G), every server
+ciphertext's vector DLEQ against the raw accepted set, the reveal and its framing, and the
+rejection of each tampered, replayed, re-labelled or wrong-length case with its named error.
+"""
+
+import check_group
+import check_hg
+import check_nizk
+import ristretto255 as G
+from check_hg import Fail, split, u64
+from transcript import context_transcript
+
+CLIENT_PURPOSE = b"verdict-dcnet/elgamal/v1/client"
+SERVER_PURPOSE = b"verdict-dcnet/elgamal/v1/server"
+
+
+def suite_id():
+    return b"verdict/elgamal/" + G.NAME + b"/v2"
+
+
+def slot_context(purpose, session, slot, round_, elements, sender, extra=()):
+    fields = [(b"suite", suite_id()), (b"elements", u64(elements))] + list(extra)
+    return context_transcript(purpose, session, round_, slot, sender, fields)
+
+
+def raw_set(ids):
+    return b"".join(i.to_bytes(4, "little") for i in sorted(ids))
+
+
+def verify_client(session, z_joint, pseudonym, slot, round_, n, client, ct):
+    e, sc = G.ENCODED_LEN, G.SCALAR_LEN
+    proof_len = sc + (2 * n * e + n * sc) + ((n + 1) * e + (n + 1) * sc)
+    if len(ct) != 2 * n * e + proof_len:
+        raise Fail("WireLength")
+    raw = [ct[k * e:(k + 1) * e] for k in range(2 * n)]
+    try:
+        points = [G.decode(b) for b in raw]
+    except G.DecodeError:
+        raise Fail("WireField")
+    r, c = raw[:n], raw[n:]
+    g, zj = G.GENERATOR.encode(), z_joint.encode()
+    cover = {"witnesses": n, "h": [],
+             "g": [eq for k in range(n) for eq in ((r[k], [(k, g)]), (c[k], [(k, zj)]))]}
+    owner = {"witnesses": n + 1, "h": [],
+             "g": [(pseudonym, [(0, g)])] + [(r[k], [(k + 1, g)]) for k in range(n)]}
+    t = slot_context(CLIENT_PURPOSE, session, slot, round_, n, client)
+    try:
+        ok = check_nizk.verify_or(t, [cover, owner], ct[2 * n * e:])
+    except (check_nizk.Reject, G.DecodeError):
+        raise Fail("WireField")
+    if not ok:
+        raise Fail("InvalidClientProof")
+    return points[:n], points[n:]
+
+
+def verify_server(session, key, slot, round_, n, server, accepted, p_sum, sct):
+    els, proof = split(sct, n, 2 * G.ENCODED_LEN + G.SCALAR_LEN, "WireLength", G)
+    t = slot_context(SERVER_PURPOSE, session, slot, round_, n, server,
+                     [(b"accepted-set", raw_set(accepted))])
+    st = {"g": G.GENERATOR.encode().hex(), "x": key.hex(),
+          "h": [(-p).encode().hex() for p in p_sum], "c": [x.encode().hex() for x in els]}
+    try:
+        ok = check_nizk.verify_relation(t, st, proof)
+    except (check_nizk.Reject, G.DecodeError):
+        raise Fail("WireField")
+    if not ok:
+        raise Fail("InvalidServerProof")
+    return els
+
+
+def round_reveal(sess, inp, clients, servers):
+    slot, round_, accepted = inp["slot"], inp["round"], inp["accepted"]
+    n = check_hg.elements_needed(inp["len"])
+    z_joint = G.IDENTITY
+    for k in sess["servers"]:
+        z_joint = z_joint + G.decode(k)
+    pseudonym = sess["pseudonyms"][slot]
+    rcs = [verify_client(sess["id"], z_joint, pseudonym, slot, round_, n, i, ct)
+           for i, ct in zip(accepted, clients)]
+    p_sum = []
+    for k in range(n):
+        acc = G.IDENTITY
+        for r, _ in rcs:
+            acc = acc + r[k]
+        p_sum.append(acc)
+    ds = [verify_server(sess["id"], key, slot, round_, n, j, accepted, p_sum, sct)
+          for j, (key, sct) in enumerate(zip(sess["servers"], servers))]
+    total = []
+    for k in range(n):
+        acc = G.IDENTITY
+        for _, c in rcs:
+            acc = acc + c[k]
+        for d in ds:
+            acc = acc + d[k]
+        total.append(acc.encode())
+    try:
+        return check_group.decode_message(total)
+    except ValueError as e:
+        if str(e) == "Empty":
+            return None
+        raise Fail("Frame")
+
+
+def run(doc, report):
+    check_nizk.use_group(G)
+    check_group.use_group(G)
+    cases = {c["id"]: c for g in doc["test_groups"] for c in g["cases"]}
+    sessions = {}
+    for group in doc["test_groups"]:
+        for case in group["cases"]:
+            inp = case["inputs"]
+            if "pseudonyms" in inp:
+                try:
+                    keys = [G.decode(bytes.fromhex(k)) for k in inp["servers"] + inp["pseudonyms"]]
+                    ok = not any(k.is_identity() for k in keys)
+                except G.DecodeError:
+                    ok = False
+                ok = ok and all(s == "" for s in inp["client_setups"] + inp["server_setups"])
+                sessions[case["id"]] = {
+                    "id": bytes.fromhex(inp["id"]),
+                    "servers": [bytes.fromhex(k) for k in inp["servers"]],
+                    "pseudonyms": [bytes.fromhex(k) for k in inp["pseudonyms"]],
+                }
+                report.expect(case, ok, "session keys, empty set-up messages")
+                continue
+            if "client_ciphertexts" in inp:
+                base = inp
+                clients = [bytes.fromhex(c) for c in inp["client_ciphertexts"]]
+                servers = [bytes.fromhex(s) for s in inp["server_ciphertexts"]]
+            elif "round_case" in inp:
+                base = cases[inp["round_case"]]["inputs"]
+                by_client = dict(zip(base["accepted"],
+                                     (bytes.fromhex(c) for c in base["client_ciphertexts"])))
+                servers = [bytes.fromhex(s) for s in base["server_ciphertexts"]]
+                target = inp["target"]
+                if "client" in target:
+                    by_client[target["client"]] = bytes.fromhex(target["ciphertext"])
+                else:
+                    servers[target["server"]] = bytes.fromhex(target["ciphertext"])
+                clients = [by_client[c] for c in inp["accepted"]]
+            else:
+                report.skip(case, "unknown case shape")
+                continue
+            sess = sessions[base["session_case"]]
+            try:
+                message = round_reveal(sess, inp, clients, servers)
+            except Fail as e:
+                report.expect(case, case["result"] == "invalid"
+                              and case["expected"].get("error") == e.name, f"rejected: {e.name}")
+                continue
+            if case["result"] == "invalid":
+                report.expect(case, False, "accepted")
+                continue
+            want = case["expected"]["message"]
+            report.expect(case, (message.hex() if message is not None else None) == want,
+                          f"message {message!r}")
