@@ -88,7 +88,7 @@ pub async fn run<S: ProtoSuite>(
             msg = inbound.recv() => {
                 let Some((from, bytes)) = msg else { break };
                 server.handle_timeout(start.elapsed());
-                server.handle_message(from, &bytes);
+                server.handle_message(from, bytes);
             }
             () = sleep_until(deadline) => server.handle_timeout(start.elapsed()),
             () = &mut shutdown => break,

@@ -20,7 +20,7 @@ use super::common::Core;
 use super::stop::Stop;
 use crate::error::ServerFault;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Header, Kind, SignedHeader, payloads};
+use crate::wire::{Header, Kind, Received, SignedHeader, payloads};
 
 /// Rounds of history a step message may still refer to (blame traces the round before the
 /// one carrying the accusation, and starts one round later still).
@@ -39,8 +39,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
 
     /// Records a server's signed header; a second, different header for the same step is
     /// equivocation (the session stops, naming its signer).
-    pub(crate) fn track(&mut self, env: &Envelope<S::G>) -> Result<(), Stop> {
-        let signed = &env.signed;
+    pub(crate) fn track(&mut self, msg: &Received<S::G>) -> Result<(), Stop> {
+        let signed = msg.signed();
         let h = &signed.header;
         let Party::Server(s) = h.sender else {
             return Ok(());
@@ -51,7 +51,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         match self.in_window(h.round) {
             // Too old to matter: the round logic refuses it.
             None => return Ok(()),
-            Some(false) => return Err(Stop::bad_message(s, env)),
+            Some(false) => return Err(Stop::bad_message(s, msg)),
             Some(true) => {}
         }
         let k = (h.kind, h.sender, h.round);
@@ -104,13 +104,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         self.send_to_servers(&bytes);
     }
 
-    pub(crate) fn handle_echo(&mut self, env: &Envelope<S::G>) -> Result<(), Stop> {
-        let Party::Server(echoer) = env.header().sender else {
+    pub(crate) fn handle_echo(&mut self, msg: &Received<S::G>) -> Result<(), Stop> {
+        let Party::Server(echoer) = msg.header().sender else {
             return Ok(());
         };
-        let round = env.header().round;
-        let bad = || Stop::bad_message(echoer, env);
-        let Ok(payloads::ByteList(list)) = payloads::ByteList::decode(&env.payload) else {
+        let round = msg.header().round;
+        let bad = || Stop::bad_message(echoer, msg);
+        let Ok(payloads::ByteList(list)) = payloads::ByteList::decode(msg.payload()) else {
             return Err(bad());
         };
         match self.in_window(round) {

@@ -449,12 +449,12 @@ impl<S: ProtoSuite> Simulator<S> {
                     Party::Server(s) => {
                         if let Some(srv) = self.servers.get_mut(s.index()) {
                             srv.handle_timeout(self.now);
-                            srv.handle_message(p.from, &p.bytes);
+                            srv.handle_message(p.from, p.bytes);
                         }
                     }
                     Party::Client(c) => {
                         if let Some(cl) = self.clients.get_mut(c.index()) {
-                            cl.handle_message(p.from, &p.bytes);
+                            cl.handle_message(p.from, p.bytes);
                         }
                     }
                 }
