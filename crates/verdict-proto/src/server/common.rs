@@ -19,6 +19,8 @@ use crate::error::MessageError;
 use crate::event::{Event, Transmit};
 use crate::keys::SecretKeys;
 use crate::suite::ProtoSuite;
+use verdict_group::Group;
+
 use crate::wire::{Envelope, Kind, Received, SignedHeader};
 
 /// The shared part of a server.
@@ -37,7 +39,7 @@ pub(crate) struct Core<S: ProtoSuite, R> {
     pub(crate) last_progress: Duration,
     /// The current round (0 during set-up), for the equivocation window.
     pub(crate) round: u64,
-    pub(crate) headers: BTreeMap<(Kind, Party, u64), SignedHeader<S::G>>,
+    pub(crate) headers: BTreeMap<(Kind, Party, u64), Tracked<S::G>>,
     pub(crate) echoed: BTreeSet<(Kind, u64)>,
     pub(crate) transmits: VecDeque<Transmit>,
     pub(crate) events: VecDeque<Event>,
@@ -45,6 +47,14 @@ pub(crate) struct Core<S: ProtoSuite, R> {
     /// peer's message.
     pub(crate) loopback: VecDeque<Received<S::G>>,
     pub(crate) adversaries: Adversaries,
+}
+
+/// A server's signed step header as we got it, decoded and as the bytes its signer sent (the
+/// evidence, should it sign a different one for the same step; kept as a copy of those bytes,
+/// not a view of the message, so a tracked inventory does not stay in memory).
+pub(crate) struct Tracked<G: Group> {
+    pub(crate) signed: SignedHeader<G>,
+    pub(crate) bytes: Vec<u8>,
 }
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {

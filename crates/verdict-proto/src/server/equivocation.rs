@@ -16,7 +16,7 @@ use std::sync::Arc;
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Party, ServerId};
 
-use super::common::Core;
+use super::common::{Core, Tracked};
 use super::stop::Stop;
 use crate::error::ServerFault;
 use crate::suite::ProtoSuite;
@@ -56,17 +56,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         }
         let k = (h.kind, h.sender, h.round);
         match self.headers.get(&k) {
-            Some(prev) if prev.header.digest != h.digest => {
-                let (first, second) = (prev.to_bytes(), signed.to_bytes());
-                Err(Stop::fault(
-                    s,
-                    ServerFault::Equivocation { first, second },
-                    Vec::new(),
-                ))
-            }
+            Some(prev) if prev.signed.header.digest != h.digest => Err(Stop::fault(
+                s,
+                ServerFault::Equivocation {
+                    first: prev.bytes.clone(),
+                    second: msg.signed_header_bytes().to_vec(),
+                },
+                Vec::new(),
+            )),
             Some(_) => Ok(()),
             None => {
-                self.headers.insert(k, signed.clone());
+                let tracked = Tracked {
+                    signed: signed.clone(),
+                    bytes: msg.signed_header_bytes().to_vec(),
+                };
+                self.headers.insert(k, tracked);
                 self.maybe_echo(h.kind, h.round);
                 Ok(())
             }
@@ -93,7 +97,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         let heads: Vec<Vec<u8>> = (0..m)
             .filter(|j| *j != self.id.0)
             .filter_map(|j| self.headers.get(&(kind, Party::Server(ServerId(j)), round)))
-            .map(SignedHeader::to_bytes)
+            .map(|t| t.bytes.clone())
             .collect();
         if heads.len() + 1 < m as usize {
             return;
@@ -145,7 +149,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             if self
                 .headers
                 .get(&(h.kind, h.sender, h.round))
-                .is_some_and(|prev| prev.header == h)
+                .is_some_and(|prev| prev.signed.header == h)
             {
                 continue;
             }
@@ -162,17 +166,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             }
             let k = (h.kind, h.sender, h.round);
             if let Some(prev) = self.headers.get(&k)
-                && prev.header.digest != h.digest
+                && prev.signed.header.digest != h.digest
                 && let Party::Server(s) = h.sender
             {
-                let (first, second) = (prev.to_bytes(), signed.to_bytes());
                 return Err(Stop::fault(
                     s,
-                    ServerFault::Equivocation { first, second },
+                    ServerFault::Equivocation {
+                        first: prev.bytes.clone(),
+                        second: bytes.to_vec(),
+                    },
                     Vec::new(),
                 ));
             }
-            self.headers.entry(k).or_insert(signed);
+            self.headers.entry(k).or_insert_with(|| Tracked {
+                signed,
+                bytes: bytes.to_vec(),
+            });
         }
         Ok(())
     }

@@ -42,6 +42,8 @@ mod round;
 mod setup;
 mod state;
 mod stop;
+#[cfg(test)]
+mod tests_received;
 mod timer;
 
 #[cfg(feature = "adversary")]

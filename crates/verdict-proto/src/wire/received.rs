@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use verdict_group::Group;
 
-use super::envelope::{Envelope, Header, SignedHeader};
+use verdict_nizk::Signature;
+
+use super::envelope::{ENVELOPE_HEADER_LEN, Envelope, Header, SignedHeader};
 use crate::error::WireError;
 
 /// A byte string inside a shared, immutable buffer: cloning and slicing never copy.
@@ -167,6 +169,13 @@ impl<G: Group> Received<G> {
         &self.signed
     }
 
+    /// The signed header's bytes as received (the message's prefix): what an equivocation
+    /// proof carries.
+    pub fn signed_header_bytes(&self) -> &[u8] {
+        let len = ENVELOPE_HEADER_LEN + Signature::<G>::ENCODED_LEN;
+        self.raw.get(..len).unwrap_or_default()
+    }
+
     /// The payload (a view of the received bytes).
     pub fn payload(&self) -> &[u8] {
         self.raw.get(self.payload.clone()).unwrap_or_default()
@@ -260,6 +269,7 @@ mod tests {
         assert_eq!(received.payload(), b"no objection");
         assert_eq!(received.signed(), &env.signed);
         assert_eq!(&received.shared_payload()[..], b"no objection");
+        assert_eq!(received.signed_header_bytes(), &env.signed.to_bytes()[..]);
         let own = Received::sealed(env.clone());
         assert_eq!(own.raw()[..], env.to_bytes()[..]);
         assert_eq!(own.payload(), b"no objection");
