@@ -182,7 +182,7 @@ impl<S: ProtoSuite> Running<S> {
         &mut self,
         j: ServerId,
         msg: &Received<S::G>,
-    ) -> Result<Option<(T, &mut Blame<S::G>)>, Stop> {
+    ) -> Result<Option<BlameStep<'_, T, S::G>>, Stop> {
         let payload = T::decode(msg.payload()).map_err(|_| Stop::bad_message(j, msg))?;
         let round = payload.round();
         if round != msg.header().round {
@@ -201,6 +201,9 @@ impl<S: ProtoSuite> Running<S> {
         }
     }
 }
+
+/// A server's blame message decoded, and the running blame it is about.
+pub(super) type BlameStep<'a, T, G> = (T, &'a mut Blame<G>);
 
 /// A server's blame message: decoded from its payload, about one accused round.
 pub(super) trait BlamePayload: Sized {
