@@ -37,12 +37,8 @@ impl<S: ProtoSuite> Running<S> {
         if !same_statement {
             // Not a claim about exactly the accusations and accepted set of the round: no
             // correct server signs it.
-            let (round, slot) = blame.first_accused();
-            return Err(Stop::fault(
-                j,
-                ServerFault::WrongBlameBits { round, slot },
-                vec![msg.raw().clone()],
-            ));
+            let wrong_bits = |round, slot| ServerFault::WrongBlameBits { round, slot };
+            return Err(blame.signed_wrong(j, wrong_bits, &msg));
         }
         let Some(slot @ None) = blame.claims.get_mut(j.index()) else {
             // The same claim again (a different one was caught as equivocation).

@@ -77,12 +77,8 @@ impl<S: ProtoSuite> Running<S> {
             .iter()
             .map(|r| blame.is_relayed_answer(&core.config, &core.session, &r.as_slice().into()));
         if !verdict_is_justified(&verdict.culprits, answers, &suspects) {
-            let (round, slot) = blame.first_accused();
-            return Err(Stop::fault(
-                j,
-                ServerFault::BadVerdict { round, slot },
-                vec![msg.raw().clone()],
-            ));
+            let bad_verdict = |round, slot| ServerFault::BadVerdict { round, slot };
+            return Err(blame.signed_wrong(j, bad_verdict, &msg));
         }
         let Some(slot @ None) = blame.verdicts.get_mut(j.index()) else {
             return Ok(());

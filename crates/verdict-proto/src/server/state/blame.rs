@@ -8,8 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
 use verdict_group::Group;
 
+use super::super::stop::Stop;
 use crate::blame::{BlameBits, Rebuttal, open_relayed};
 use crate::config::GroupConfig;
+use crate::error::ServerFault;
 use crate::slot::Accusation;
 use crate::suite::ProtoSuite;
 use crate::wire::{Kind, Received, SharedBytes};
@@ -78,6 +80,18 @@ impl<G: Group> Blame<G> {
         self.traces
             .first()
             .map_or((self.round, 0), |t| (t.accusation.round, t.accusation.slot))
+    }
+
+    /// Server `j` signed `msg`, a message about this blame no correct server signs: the fault
+    /// `fault(round, slot)` names the first accused slot, and the message is the evidence.
+    pub(in crate::server) fn signed_wrong(
+        &self,
+        j: ServerId,
+        fault: fn(u64, u32) -> ServerFault,
+        msg: &Received<G>,
+    ) -> Stop {
+        let (round, slot) = self.first_accused();
+        Stop::fault(j, fault(round, slot), vec![msg.raw().clone()])
     }
 
     /// The header digests of the claims we hold, in server order (what a "no objection" must
