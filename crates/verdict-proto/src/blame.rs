@@ -20,7 +20,7 @@ use crate::config::GroupConfig;
 use crate::error::WireError;
 use crate::slot::Accusation;
 use crate::suite::{ProtoSuite, XorOf};
-use crate::wire::{Envelope, Kind, Writer, write_byte_list};
+use crate::wire::{Kind, Received, SharedBytes, Writer, write_byte_list};
 
 /// A server's claim about one accusation: the slot capacity (it binds the pad stream) and its
 /// pad bit with every client of the round's accepted set, at the accused bit.
@@ -287,37 +287,39 @@ impl Verdict {
 
 /// Opens a signed envelope relayed inside another message (not received from its signer): the
 /// kind must be `kind`, the session ours, the sender in the roster and the signature valid.
+/// What comes out keeps `bytes` (a view, typically of the message that relayed it).
 pub(crate) fn open_relayed<S: ProtoSuite>(
     config: &GroupConfig<S>,
     session: &SessionId,
     kind: Kind,
-    bytes: &[u8],
-) -> Option<Envelope<S::G>> {
-    let env = Envelope::<S::G>::from_bytes(bytes).ok()?;
-    let h = env.header();
+    bytes: SharedBytes,
+) -> Option<Received<S::G>> {
+    let msg = Received::<S::G>::parse(bytes).ok()?;
+    let h = msg.header();
     if h.kind != kind || h.session != session.0 {
         return None;
     }
-    env.verify(config.key_of(h.sender)?).ok()?;
-    Some(env)
+    msg.signed().verify(config.key_of(h.sender)?).ok()?;
+    Some(msg)
 }
 
 /// A signed `BlameBits` envelope, opened and decoded: its signer and content.
 pub(crate) fn open_blame_bits<S: ProtoSuite>(
     config: &GroupConfig<S>,
     session: &SessionId,
-    bytes: &[u8],
-) -> Option<(ServerId, BlameBits, Envelope<S::G>)> {
-    let env = open_relayed(config, session, Kind::BlameBits, bytes)?;
-    let Party::Server(j) = env.header().sender else {
+    bytes: SharedBytes,
+) -> Option<(ServerId, BlameBits, Received<S::G>)> {
+    let msg = open_relayed(config, session, Kind::BlameBits, bytes)?;
+    let Party::Server(j) = msg.header().sender else {
         return None;
     };
-    let bits = BlameBits::from_bytes(&env.payload).ok()?;
-    (env.header().round == bits.round).then_some((j, bits, env))
+    let bits = BlameBits::from_bytes(msg.payload()).ok()?;
+    (msg.header().round == bits.round).then_some((j, bits, msg))
 }
 
 /// Checks a lie proof: a client's signed rebuttal carrying server `j`'s signed pad-bit claim
-/// about that client and their DH value, proving the claim false. Returns `j` if it does.
+/// about that client and their DH value, proving the claim false. Returns `j` if it does, with
+/// the accusation and `j`'s signed claim (the evidence, with the rebuttal).
 ///
 /// `xor` is the session's XOR roster (the DH keys). Everything needed is in the two
 /// signatures, the DLEQ proof and the roster, so any participant can check it at any time.
@@ -325,21 +327,39 @@ pub(crate) fn check_lie_proof<S: ProtoSuite>(
     config: &GroupConfig<S>,
     session: &SessionId,
     xor: &verdict_dcnet::Roster<XorOf<S>>,
-    rebuttal_env: &[u8],
-) -> Option<(ServerId, Accusation, Vec<u8>)> {
-    let env = open_relayed(config, session, Kind::Rebuttal, rebuttal_env)?;
-    let Party::Client(c) = env.header().sender else {
+    rebuttal: &SharedBytes,
+) -> Option<(ServerId, Accusation, SharedBytes)> {
+    let msg = open_relayed(config, session, Kind::Rebuttal, rebuttal.clone())?;
+    lie_proven_by::<S>(config, session, xor, &msg)
+}
+
+/// [`check_lie_proof`] of a rebuttal whose signature was checked already (one a suspect sent
+/// us, opened on arrival).
+pub(crate) fn lie_proven_by<S: ProtoSuite>(
+    config: &GroupConfig<S>,
+    session: &SessionId,
+    xor: &verdict_dcnet::Roster<XorOf<S>>,
+    rebuttal: &Received<S::G>,
+) -> Option<(ServerId, Accusation, SharedBytes)> {
+    let Party::Client(c) = rebuttal.header().sender else {
         return None;
     };
+    if rebuttal.header().kind != Kind::Rebuttal || rebuttal.header().session != session.0 {
+        return None;
+    }
+    let payload = rebuttal.shared_payload();
     let Rebuttal::LieProof {
         accusation,
         bits,
         reveal,
-    } = Rebuttal::from_bytes(&env.payload).ok()?
+    } = Rebuttal::from_bytes(&payload).ok()?
     else {
         return None;
     };
-    let (j, claim, _) = open_blame_bits(config, session, &bits)?;
+    // The claim as the suspect relayed it, a view of the rebuttal's bytes: the field a
+    // lie proof carries it in is the one length-prefixed copy of it there.
+    let bits = find_view(&payload, &bits)?;
+    let (j, claim, claim_msg) = open_blame_bits(config, session, bits)?;
     let (claimed, slot_len) = claim.claim(&accusation, c)?;
     let reveal = DhReveal::<S::G>::from_bytes(&reveal).ok()?;
     if reveal.client() != c || reveal.server() != j || reveal.prover() != Party::Client(c) {
@@ -348,7 +368,17 @@ pub(crate) fn check_lie_proof<S: ProtoSuite>(
     let len = usize::try_from(slot_len).ok()?;
     let sr = SlotRound::new(accusation.slot, accusation.round, len);
     let truth = XorOf::<S>::verify_pad_bit(xor, &reveal, sr, accusation.bit).ok()?;
-    (truth != claimed).then_some((j, accusation, bits))
+    (truth != claimed).then(|| (j, accusation, claim_msg.raw().clone()))
+}
+
+/// The claim field of an encoded lie proof (`1 ‖ accusation ‖ claim ‖ reveal`), as a view of
+/// it; `None` if `bits`, what [`Rebuttal::from_bytes`] decoded there, is not there.
+fn find_view(payload: &SharedBytes, bits: &[u8]) -> Option<SharedBytes> {
+    let mut r = crate::wire::reader(payload);
+    r.u8().ok()?;
+    Accusation::read(&mut r).ok()?;
+    let field = r.bytes().ok()?;
+    (field == bits).then(|| payload.share(field)).flatten()
 }
 
 #[cfg(test)]

@@ -9,8 +9,7 @@ use crate::error::{ConfigError, MessageError};
 use crate::keys::{KeyUse, SecretKeys};
 use crate::policy::Policy;
 use crate::suite::ProtoSuite;
-use crate::wire::Envelope;
-use crate::wire::Writer;
+use crate::wire::{Received, SharedBytes, Writer};
 
 const REGISTRATION_PURPOSE: &[u8] = b"verdict-proto/registration/v2";
 const SESSION_CONTEXT: &str = "verdict-proto session id v2";
@@ -273,16 +272,18 @@ impl<S: ProtoSuite> GroupConfig<S> {
     }
 
     /// Decodes a message received from `from` and checks that `from` is its signer, that it is
-    /// for `session`, and its signature. Everything a peer sends goes through here first.
+    /// for `session`, and its signature. Everything a peer sends goes through here first, and
+    /// only here is a peer's signature on a message it sent us checked: what comes out keeps
+    /// `raw`, the bytes as received (shared, not copied), as the evidence of what `from` said.
     pub fn open(
         &self,
         session: &SessionId,
         from: Party,
-        bytes: &[u8],
-    ) -> Result<Envelope<S::G>, MessageError> {
-        let env = Envelope::<S::G>::from_bytes(bytes)
+        raw: impl Into<SharedBytes>,
+    ) -> Result<Received<S::G>, MessageError> {
+        let msg = Received::<S::G>::parse(raw.into())
             .map_err(|source| MessageError::Malformed { from, source })?;
-        let h = env.header();
+        let h = msg.header();
         let wrong_sender = MessageError::WrongSender {
             from,
             claimed: h.sender,
@@ -294,9 +295,12 @@ impl<S: ProtoSuite> GroupConfig<S> {
             return Err(MessageError::WrongSession { from });
         }
         let key = self.key_of(from).ok_or(wrong_sender)?;
-        env.verify(key)
+        #[cfg(test)]
+        signature_checks::count();
+        msg.signed()
+            .verify(key)
             .map_err(|source| MessageError::Malformed { from, source })?;
-        Ok(env)
+        Ok(msg)
     }
 
     /// The clients whose upstream is `server`.
@@ -380,4 +384,24 @@ pub fn generate_group<S: ProtoSuite, R: RngCore + CryptoRng + ?Sized>(
             .collect(),
     };
     (config, server_keys, client_keys)
+}
+
+/// Test-only count of the signatures [`GroupConfig::open`] checked on this thread: a message
+/// must be verified once, on arrival, however long it waits for its step.
+#[cfg(test)]
+pub(crate) mod signature_checks {
+    use std::cell::Cell;
+
+    thread_local! {
+        static CHECKED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(crate) fn count() {
+        CHECKED.with(|c| c.set(c.get() + 1));
+    }
+
+    /// Signatures checked on this thread so far.
+    pub(crate) fn checked() -> usize {
+        CHECKED.with(Cell::get)
+    }
 }

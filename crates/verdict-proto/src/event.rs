@@ -6,6 +6,7 @@ use verdict_dcnet::{ClientId, Party, ServerId};
 
 use crate::error::{ExclusionReason, MessageError, ServerFault};
 use crate::slot::Accusation;
+use crate::wire::SharedBytes;
 
 /// Bytes to send to a peer. Links must be reliable and ordered (per link), like a TCP or QUIC
 /// stream; the driver (network or simulator) delivers them.
@@ -59,9 +60,9 @@ pub enum Event {
         client: ClientId,
         /// Why.
         reason: ExclusionReason,
-        /// The signed messages that prove it (servers only; empty at clients, which learn it
-        /// from the output all servers certified).
-        evidence: Vec<Vec<u8>>,
+        /// The signed messages that prove it, each exactly as its signer sent it (servers only;
+        /// empty at clients, which learn it from the output all servers certified).
+        evidence: Vec<SharedBytes>,
     },
     /// A hybrid-mode accusation arrived and blame started.
     Accusation(Accusation),
@@ -78,8 +79,8 @@ pub enum Event {
         server: ServerId,
         /// What it did.
         fault: ServerFault,
-        /// Signed messages proving it.
-        evidence: Vec<Vec<u8>>,
+        /// Signed messages proving it, each exactly as its signer sent it.
+        evidence: Vec<SharedBytes>,
     },
     /// Another server halted the session and told us why; we halted too. Nobody is named by
     /// us: the alert's evidence could not be checked here (an unresponsive peer, say), so it
@@ -92,7 +93,7 @@ pub enum Event {
         /// The fault it reports.
         fault: ServerFault,
         /// The evidence it sent.
-        evidence: Vec<Vec<u8>>,
+        evidence: Vec<SharedBytes>,
     },
     /// The certified output of `round` does not count this client: its upstream server left
     /// its submission out (or never received it). A driver may switch to another server.

@@ -33,3 +33,4 @@ pub use server::{Footprint, Server, ServerPhase};
 pub use slot::{Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput};
 pub use suite::ProtoSuite;
 pub use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
+pub use wire::{Received, SharedBytes};

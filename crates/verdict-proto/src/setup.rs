@@ -15,7 +15,7 @@ use crate::config::GroupConfig;
 use crate::error::SetupFailure;
 use crate::keys::KeyUse;
 use crate::suite::{ProtoSuite, SessionNets, XorOf};
-use crate::wire::{Envelope, Kind, payloads};
+use crate::wire::{Envelope, Kind, Received, SharedBytes, payloads};
 
 /// A set-up failure and who caused it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,13 +63,13 @@ pub(crate) struct SetupLog<S: ProtoSuite> {
     roster0: Roster<S>,
     xor0: Roster<XorOf<S>>,
     shuffle: KeyShuffle<S::G>,
-    inventories: Vec<Option<Envelope<S::G>>>,
+    inventories: Vec<Option<Received<S::G>>>,
     client_setups: Vec<Option<S::ClientSetup>>,
     server_setups: Vec<Option<S::ServerSetup>>,
-    steps: BTreeMap<u32, Envelope<S::G>>,
-    applied_steps: Vec<Envelope<S::G>>,
-    decryptions: BTreeMap<u32, Envelope<S::G>>,
-    applied_decryptions: Vec<Envelope<S::G>>,
+    steps: BTreeMap<u32, Received<S::G>>,
+    applied_steps: Vec<Received<S::G>>,
+    decryptions: BTreeMap<u32, Received<S::G>>,
+    applied_decryptions: Vec<Received<S::G>>,
     /// Pairs whose set-up commitments disagree, with the server's reveal once it arrives.
     disputes: Option<Disputes<S::G>>,
 }
@@ -135,7 +135,7 @@ impl<S: ProtoSuite> SetupLog<S> {
     }
 
     /// Adds an envelope (already signature-checked against its sender) of a set-up kind.
-    pub fn add(&mut self, config: &GroupConfig<S>, env: Envelope<S::G>) -> Result<(), SetupFault> {
+    pub fn add(&mut self, config: &GroupConfig<S>, env: Received<S::G>) -> Result<(), SetupFault> {
         let sender = env.header().sender;
         let Party::Server(j) = sender else {
             // The router only gives us servers' set-up messages.
@@ -151,7 +151,7 @@ impl<S: ProtoSuite> SetupLog<S> {
                     // The same inventory again (a different one is caught as equivocation).
                     return Ok(());
                 }
-                let inventory = payloads::SetupInventory::decode(&env.payload)
+                let inventory = payloads::SetupInventory::decode(env.payload())
                     .map_err(|_| fault(sender, SetupFailure::BadInventory))?;
                 let parsed = S::decode_server_setup(&self.roster0, inventory.suite)
                     .map_err(|_| fault(sender, SetupFailure::BadInventory))?;
@@ -183,18 +183,18 @@ impl<S: ProtoSuite> SetupLog<S> {
             let server = Party::Server(ServerId(j as u32));
             let Some(inv) = inv else { continue };
             let bad = || fault(server, SetupFailure::BadInventory);
-            let inventory = payloads::SetupInventory::decode(&inv.payload).map_err(|_| bad())?;
+            let inventory = payloads::SetupInventory::decode(inv.payload()).map_err(|_| bad())?;
             for bytes in inventory.clients {
                 // Only a server can forward a malformed, forged or foreign client message.
-                let env = Envelope::<S::G>::from_bytes(bytes).map_err(|_| bad())?;
-                let h = env.header();
+                let (signed, payload) = Envelope::<S::G>::parse(bytes).map_err(|_| bad())?;
+                let h = &signed.header;
                 let (Party::Client(c), Kind::ClientSetup, true) =
                     (h.sender, h.kind, h.session == self.session.0)
                 else {
                     return Err(bad());
                 };
                 let key = config.key_of(h.sender).ok_or_else(bad)?;
-                env.verify(key).map_err(|_| bad())?;
+                signed.verify(key).map_err(|_| bad())?;
                 if let Some(prev) = seen.get(&c.0) {
                     if prev[..] == bytes[..] {
                         continue;
@@ -202,7 +202,7 @@ impl<S: ProtoSuite> SetupLog<S> {
                     return Err(fault(h.sender, SetupFailure::DoubleClientSetup));
                 }
                 let client = Party::Client(c);
-                let setup = payloads::ClientSetup::decode(&env.payload)
+                let setup = payloads::ClientSetup::decode(payload)
                     .map_err(|_| fault(client, SetupFailure::MalformedClientSetup))?;
                 let parsed = S::decode_client_setup(&self.roster0, setup.suite)
                     .map_err(|_| fault(client, SetupFailure::MalformedClientSetup))?;
@@ -314,13 +314,13 @@ impl<S: ProtoSuite> SetupLog<S> {
 
     /// A server's dispute reveals; once every disputed pair is revealed, names the liars
     /// (set-up then fails: the convener restarts without them).
-    fn add_dispute(&mut self, j: ServerId, env: &Envelope<S::G>) -> Result<(), SetupFault> {
+    fn add_dispute(&mut self, j: ServerId, env: &Received<S::G>) -> Result<(), SetupFault> {
         let sender = Party::Server(j);
         let Some(disputes) = self.disputes.as_mut() else {
             return Err(fault(sender, SetupFailure::BadDispute));
         };
         let bad = || fault(sender, SetupFailure::BadDispute);
-        let list = payloads::ByteList::decode(&env.payload).map_err(|_| bad())?;
+        let list = payloads::ByteList::decode(env.payload()).map_err(|_| bad())?;
         for bytes in list.0 {
             let reveal = DhReveal::<S::G>::from_bytes(bytes).map_err(|_| bad())?;
             if reveal.prover() != sender {
@@ -371,7 +371,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             };
             let culprit = Party::Server(ServerId(server as u32));
             self.shuffle
-                .receive_shuffle(server as u32, &env.payload)
+                .receive_shuffle(server as u32, env.payload())
                 .map_err(|e| fault(culprit, SetupFailure::InvalidShuffle(e)))?;
             self.applied_steps.push(env);
         }
@@ -380,7 +380,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             for (j, env) in pending {
                 let culprit = Party::Server(ServerId(j));
                 self.shuffle
-                    .receive_decryption(j, &env.payload)
+                    .receive_decryption(j, env.payload())
                     .map_err(|e| fault(culprit, SetupFailure::InvalidDecryption(e)))?;
                 self.applied_decryptions.push(env);
             }
@@ -404,13 +404,14 @@ impl<S: ProtoSuite> SetupLog<S> {
 
     /// Every set-up envelope, for clients to replay: inventories, then shuffle steps in order,
     /// then decryptions.
-    pub fn transcript(&self) -> Vec<Vec<u8>> {
+    /// Each is the bytes its signer sent.
+    pub fn transcript(&self) -> Vec<SharedBytes> {
         self.inventories
             .iter()
             .flatten()
             .chain(&self.applied_steps)
             .chain(&self.applied_decryptions)
-            .map(Envelope::to_bytes)
+            .map(|m| m.raw().clone())
             .collect()
     }
 }

@@ -12,8 +12,8 @@
 //!
 //! and fails naming each one that `spec/*.md` does not contain as a double-quoted string
 //! (`"ctx/round"`), the way the specification writes labels. Test code (`#[cfg(test)]` items,
-//! `tests.rs`, `testing.rs`, `testing/`, the simulator `sim/`) is skipped: its labels are not
-//! part of the protocol.
+//! `tests.rs`, `tests_*.rs`, `testing.rs`, `testing/`, the simulator `sim/`) is skipped: its
+//! labels are not part of the protocol.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -44,9 +44,10 @@ const KDF_CALLS: &[&str] = &[
 
 /// Source paths (relative to a crate's `src/`) that hold only test or simulation code.
 fn is_test_path(rel_to_src: &str) -> bool {
-    rel_to_src
-        .split('/')
-        .any(|c| matches!(c, "tests.rs" | "testing.rs" | "testing" | "tests" | "sim"))
+    rel_to_src.split('/').any(|c| {
+        matches!(c, "tests.rs" | "testing.rs" | "testing" | "tests" | "sim")
+            || (c.starts_with("tests_") && c.ends_with(".rs"))
+    })
 }
 
 /// Where `blank` (code with comments and literals blanked) has `#[cfg(test)]` items: from the

@@ -102,7 +102,7 @@ pub async fn run<S: ProtoSuite>(
             msg = inbound.recv() => {
                 let Some((from, bytes)) = msg else { break };
                 metrics.received(bytes.len());
-                client.handle_message(from, &bytes);
+                client.handle_message(from, bytes);
             }
             line = lines.recv(), if input_open => match line {
                 Some(m) => if let Err(e) = client.submit(m) {

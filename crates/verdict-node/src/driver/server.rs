@@ -98,7 +98,7 @@ pub async fn run<S: ProtoSuite>(
                 let Some((from, bytes)) = msg else { break };
                 metrics.received(bytes.len());
                 server.handle_timeout(start.elapsed());
-                server.handle_message(from, &bytes);
+                server.handle_message(from, bytes);
             }
             () = sleep_until(deadline) => server.handle_timeout(start.elapsed()),
             () = &mut shutdown => break,

@@ -30,7 +30,7 @@ use crate::schedule::Schedule;
 use crate::setup::{SetupLog, client_setup_payload};
 use crate::slot::{Accusation, OpenSlot, SLOT_HEADER_LEN};
 use crate::suite::{ClientSecrets, ProtoSuite, SessionNets, XorOf};
-use crate::wire::{Envelope, Kind};
+use crate::wire::{Envelope, Kind, SharedBytes};
 
 mod output;
 mod rebuttal;
@@ -278,8 +278,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         self.events.push_back(Event::Rejected(e));
     }
 
-    /// Handles bytes received from `from`.
-    pub fn handle_message(&mut self, from: Party, bytes: &[u8]) {
+    /// Handles bytes received from `from` (kept as they are: see [`crate::Server::handle_message`]).
+    pub fn handle_message(&mut self, from: Party, bytes: impl Into<SharedBytes>) {
         if matches!(self.state, State::Done) {
             return;
         }
@@ -290,17 +290,17 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 round: 0,
             });
         }
-        let env = match self.config.open(&self.session, from, bytes) {
-            Ok(e) => e,
+        let msg = match self.config.open(&self.session, from, bytes) {
+            Ok(m) => m,
             Err(e) => return self.reject(e),
         };
-        let h = env.header().clone();
+        let h = msg.header().clone();
         let result = match h.kind {
             Kind::SetupTranscript if from == Party::Server(self.upstream) => {
-                self.on_setup_transcript(&env)
+                self.on_setup_transcript(&msg)
             }
-            Kind::RoundOutput if from == Party::Server(self.upstream) => self.on_output(&env),
-            Kind::RebuttalRequest => self.on_rebuttal_request(&env),
+            Kind::RoundOutput if from == Party::Server(self.upstream) => self.on_output(&msg),
+            Kind::RebuttalRequest => self.on_rebuttal_request(&msg),
             _ => Err(MessageError::Unexpected {
                 from,
                 kind: "message",

@@ -7,13 +7,13 @@ use crate::error::{MessageError, WireError};
 use crate::event::Event;
 use crate::slot::{Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput, bit_of, join_payload};
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind};
+use crate::wire::{Envelope, Kind, Received};
 use verdict_dcnet::xor::HEADER_LEN as FRAME_HEADER_LEN;
 
 use super::{Client, State};
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
-    pub(super) fn on_output(&mut self, env: &Envelope<S::G>) -> Result<(), MessageError> {
+    pub(super) fn on_output(&mut self, env: &Received<S::G>) -> Result<(), MessageError> {
         let from = env.header().sender;
         let malformed = |source| MessageError::Malformed { from, source };
         let m = self.config.num_servers();
@@ -25,11 +25,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 round: env.header().round,
             });
         };
-        let mut r = crate::wire::reader(&env.payload);
-        let bytes = r.bytes().map_err(|e| malformed(e.into()))?.to_vec();
-        let sigs = r.byte_list().map_err(|e| malformed(e.into()))?;
+        let mut r = crate::wire::reader(env.payload());
+        let bytes = r.bytes().map_err(|e| malformed(e.into()))?;
+        let sigs = r.byte_slices().map_err(|e| malformed(e.into()))?;
         r.finish().map_err(|e| malformed(e.into()))?;
-        let result = RoundResult::from_bytes(&bytes).map_err(malformed)?;
+        let result = RoundResult::from_bytes(bytes).map_err(malformed)?;
         if result.round != ready.round || env.header().round != ready.round {
             return Err(MessageError::Unexpected {
                 from,
@@ -38,12 +38,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             });
         }
         // Every server must have signed this exact output.
-        let digest = *blake3::hash(&bytes).as_bytes();
+        let digest = *blake3::hash(bytes).as_bytes();
         let mut signed = vec![false; m];
         let mut checked = Vec::with_capacity(sigs.len());
         for s in &sigs {
-            let e = Envelope::<S::G>::from_bytes(s).map_err(malformed)?;
-            let h = e.header();
+            let (header, payload) = Envelope::<S::G>::parse(s).map_err(malformed)?;
+            let h = &header.header;
             let Party::Server(j) = h.sender else {
                 return Err(malformed(WireError::Invalid("output signer")));
             };
@@ -54,14 +54,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             if h.kind != Kind::OutputSignature
                 || h.round != result.round
                 || h.session != self.session.0
-                || e.payload != digest
+                || payload != digest
             {
                 return Err(malformed(WireError::Invalid("output signature")));
             }
             if let Some(f) = signed.get_mut(j.index()) {
                 *f = true;
             }
-            checked.push((key, e.signed));
+            checked.push((key, header));
         }
         // All M signatures in one batch.
         let batch: Vec<_> = checked.iter().map(|(k, s)| (*k, s)).collect();

@@ -7,7 +7,7 @@ use crate::blame::{Rebuttal, RebuttalRequest, open_blame_bits};
 use crate::error::MessageError;
 use crate::slot::SlotKind;
 use crate::suite::{ProtoSuite, XorOf};
-use crate::wire::{Envelope, Kind};
+use crate::wire::{Kind, Received};
 
 use super::{Client, State};
 
@@ -29,14 +29,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     /// false, and once per distinct set of claims — so a server that asks early with a partial
     /// or doctored set cannot make us concede, and every honest server, which holds the
     /// claims all honest servers hold, gets an answer about exactly its set.
-    pub(super) fn on_rebuttal_request(&mut self, env: &Envelope<S::G>) -> Result<(), MessageError> {
+    pub(super) fn on_rebuttal_request(&mut self, env: &Received<S::G>) -> Result<(), MessageError> {
         let from = env.header().sender;
         let malformed = |source| MessageError::Malformed { from, source };
         let m = self.config.num_servers();
         let State::Ready(ready) = &mut self.state else {
             return Ok(());
         };
-        let request = RebuttalRequest::from_bytes(&env.payload).map_err(malformed)?;
+        let request = RebuttalRequest::from_bytes(env.payload()).map_err(malformed)?;
         let round = request.round;
         if request.suspect != self.id || env.header().round != round {
             return Ok(());
@@ -60,7 +60,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let mut set: Vec<Option<[u8; 32]>> = vec![None; m];
         let mut lies = Vec::new();
         for bytes in request.bits.iter().take(m) {
-            let Some((j, claim, e)) = open_blame_bits(&self.config, &self.session, bytes) else {
+            let Some((j, claim, e)) =
+                open_blame_bits(&self.config, &self.session, bytes.as_slice().into())
+            else {
                 continue;
             };
             if claim.round != round {

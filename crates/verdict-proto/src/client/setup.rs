@@ -15,12 +15,12 @@ use crate::setup::SetupLog;
 use crate::setup::build_nets;
 use crate::slot::accusation_len;
 use crate::suite::{ProtoSuite, SessionNets};
-use crate::wire::Envelope;
+use crate::wire::{Received, SharedBytes};
 
 use super::{Client, Ready, State};
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
-    pub(super) fn on_setup_transcript(&mut self, env: &Envelope<S::G>) -> Result<(), MessageError> {
+    pub(super) fn on_setup_transcript(&mut self, env: &Received<S::G>) -> Result<(), MessageError> {
         let from = env.header().sender;
         let malformed = |source| MessageError::Malformed { from, source };
         let State::Setup { secrets } = &mut self.state else {
@@ -29,12 +29,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 kind: "set-up transcript",
             });
         };
-        let digest = *blake3::hash(&env.payload).as_bytes();
+        let digest = *blake3::hash(env.payload()).as_bytes();
         let cached = self.cache.as_ref().and_then(|c| c.get(&digest));
         let verdict = match cached {
             Some(v) => v,
             None => {
-                let v = verify_transcript::<S>(&self.config, self.session, &env.payload)
+                let v = verify_transcript::<S>(&self.config, self.session, &env.shared_payload())
                     .map_err(malformed)?;
                 if let Some(c) = &self.cache {
                     c.insert(digest, v.clone());
@@ -90,7 +90,7 @@ type Verified<S> = Result<Arc<SessionNets<S>>, (Vec<Party>, SetupFailure)>;
 fn verify_transcript<S: ProtoSuite>(
     config: &GroupConfig<S>,
     session: SessionId,
-    payload: &[u8],
+    payload: &SharedBytes,
 ) -> Result<Verified<S>, WireError> {
     let mut r = crate::wire::reader(payload);
     let list = r.byte_slices()?;
@@ -98,11 +98,15 @@ fn verify_transcript<S: ProtoSuite>(
     let mut log =
         SetupLog::<S>::new(config, session).map_err(|_| WireError::Invalid("set-up parameters"))?;
     for bytes in list {
-        let e = Envelope::<S::G>::from_bytes(bytes)?;
+        // Each set-up message is kept as a view of the transcript's bytes.
+        let bytes = payload
+            .share(bytes)
+            .ok_or(WireError::Invalid("set-up message"))?;
+        let e = Received::<S::G>::parse(bytes)?;
         let key = config
             .key_of(e.header().sender)
             .ok_or(WireError::Invalid("set-up sender"))?;
-        e.verify(key)?;
+        e.signed().verify(key)?;
         if e.header().session != session.0 {
             return Err(WireError::Invalid("set-up message of another session"));
         }

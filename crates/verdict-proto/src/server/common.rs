@@ -19,7 +19,9 @@ use crate::error::MessageError;
 use crate::event::{Event, Transmit};
 use crate::keys::SecretKeys;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind, SignedHeader};
+use verdict_group::Group;
+
+use crate::wire::{Envelope, Kind, Received, SignedHeader};
 
 /// The shared part of a server.
 pub(crate) struct Core<S: ProtoSuite, R> {
@@ -37,14 +39,22 @@ pub(crate) struct Core<S: ProtoSuite, R> {
     pub(crate) last_progress: Duration,
     /// The current round (0 during set-up), for the equivocation window.
     pub(crate) round: u64,
-    pub(crate) headers: BTreeMap<(Kind, Party, u64), SignedHeader<S::G>>,
+    pub(crate) headers: BTreeMap<(Kind, Party, u64), Tracked<S::G>>,
     pub(crate) echoed: BTreeSet<(Kind, u64)>,
     pub(crate) transmits: VecDeque<Transmit>,
     pub(crate) events: VecDeque<Event>,
     /// Our own broadcasts, processed after the handler that sent them returns, exactly like a
     /// peer's message.
-    pub(crate) loopback: VecDeque<Envelope<S::G>>,
+    pub(crate) loopback: VecDeque<Received<S::G>>,
     pub(crate) adversaries: Adversaries,
+}
+
+/// A server's signed step header as we got it, decoded and as the bytes its signer sent (the
+/// evidence, should it sign a different one for the same step; kept as a copy of those bytes,
+/// not a view of the message, so a tracked inventory does not stay in memory).
+pub(crate) struct Tracked<G: Group> {
+    pub(crate) signed: SignedHeader<G>,
+    pub(crate) bytes: Vec<u8>,
 }
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
@@ -76,12 +86,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         }
     }
 
-    /// Signs and sends to every other server; our own copy is processed next, like theirs.
+    /// Signs and sends to every other server; our own copy is processed next, like theirs,
+    /// and shares the buffer that went out (our evidence of what we said is what they got).
     pub(crate) fn broadcast(&mut self, kind: Kind, round: u64, payload: Vec<u8>) {
-        let env = self.seal(kind, round, payload);
-        let bytes: Arc<[u8]> = env.to_bytes().into();
-        self.send_to_servers(&bytes);
-        self.loopback.push_back(env);
+        let own = Received::sealed(self.seal(kind, round, payload));
+        self.send_to_servers(own.raw().buffer());
+        self.loopback.push_back(own);
     }
 
     pub(crate) fn send(&mut self, to: Party, kind: Kind, round: u64, payload: Vec<u8>) {

@@ -18,11 +18,11 @@ use std::sync::Arc;
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Party, ServerId};
 
-use super::common::Core;
+use super::common::{Core, Tracked};
 use super::stop::Stop;
 use crate::error::ServerFault;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Header, Kind, SignedHeader, payloads};
+use crate::wire::{Header, Kind, Received, SignedHeader, payloads};
 
 /// Rounds of history a step message may still refer to (blame traces the round before the
 /// one carrying the accusation, and starts one round later still).
@@ -41,8 +41,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
 
     /// Records a server's signed header; a second, different header for the same step is
     /// equivocation (the session stops, naming its signer).
-    pub(crate) fn track(&mut self, env: &Envelope<S::G>) -> Result<(), Stop> {
-        let signed = &env.signed;
+    pub(crate) fn track(&mut self, msg: &Received<S::G>) -> Result<(), Stop> {
+        let signed = msg.signed();
         let h = &signed.header;
         let Party::Server(s) = h.sender else {
             return Ok(());
@@ -53,28 +53,32 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         match self.in_window(h.round) {
             // Too old to matter: the round logic refuses it.
             None => return Ok(()),
-            Some(false) => return Err(Stop::bad_message(s, env)),
+            Some(false) => return Err(Stop::bad_message(s, msg)),
             Some(true) => {}
         }
         let k = (h.kind, h.sender, h.round);
         match self.headers.get(&k) {
-            Some(prev) if prev.header.digest != h.digest => {
-                let (first, second) = (prev.to_bytes(), signed.to_bytes());
-                Err(Stop::fault(
-                    s,
-                    ServerFault::Equivocation { first, second },
-                    Vec::new(),
-                ))
-            }
+            Some(prev) if prev.signed.header.digest != h.digest => Err(Stop::fault(
+                s,
+                ServerFault::Equivocation {
+                    first: prev.bytes.clone(),
+                    second: msg.signed_header_bytes().to_vec(),
+                },
+                Vec::new(),
+            )),
             Some(_) => {
                 // Known from another server's echo: the step may be complete only now.
                 self.maybe_echo(h.kind, h.round);
                 Ok(())
             }
             None => {
-                self.headers.insert(k, signed.clone());
+                let tracked = Tracked {
+                    signed: signed.clone(),
+                    bytes: msg.signed_header_bytes().to_vec(),
+                };
+                self.headers.insert(k, tracked);
                 if h.kind == Kind::ShuffleStep {
-                    self.echo_at_once(signed);
+                    self.echo_at_once(h.sender, h.round, msg.signed_header_bytes());
                 } else {
                     self.maybe_echo(h.kind, h.round);
                 }
@@ -96,15 +100,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
     /// everybody before any server holds a complete step to echo, and the next shuffler must
     /// learn that the step exists to name its author rather than be named by the others (see
     /// `timer.rs`). One header per step and server: M − 1 small messages per set-up.
-    fn echo_at_once(&mut self, signed: &SignedHeader<S::G>) {
-        if self.config.num_servers() < 3 || signed.header.sender == Party::Server(self.id) {
+    fn echo_at_once(&mut self, sender: Party, round: u64, signed_header: &[u8]) {
+        if self.config.num_servers() < 3 || sender == Party::Server(self.id) {
             return;
         }
-        let round = signed.header.round;
         let env = self.seal(
             Kind::Echo,
             round,
-            payloads::ByteList::encode(&[signed.to_bytes()]),
+            payloads::ByteList::encode(&[signed_header]),
         );
         let bytes: Arc<[u8]> = env.to_bytes().into();
         self.send_to_servers(&bytes);
@@ -123,7 +126,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         let heads: Vec<Vec<u8>> = (0..m)
             .filter(|j| *j != self.id.0)
             .filter_map(|j| self.headers.get(&(kind, Party::Server(ServerId(j)), round)))
-            .map(SignedHeader::to_bytes)
+            .map(|t| t.bytes.clone())
             .collect();
         if heads.len() + 1 < m as usize {
             return;
@@ -134,13 +137,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         self.send_to_servers(&bytes);
     }
 
-    pub(crate) fn handle_echo(&mut self, env: &Envelope<S::G>) -> Result<(), Stop> {
-        let Party::Server(echoer) = env.header().sender else {
+    pub(crate) fn handle_echo(&mut self, msg: &Received<S::G>) -> Result<(), Stop> {
+        let Party::Server(echoer) = msg.header().sender else {
             return Ok(());
         };
-        let round = env.header().round;
-        let bad = || Stop::bad_message(echoer, env);
-        let Ok(payloads::ByteList(list)) = payloads::ByteList::decode(&env.payload) else {
+        let round = msg.header().round;
+        let bad = || Stop::bad_message(echoer, msg);
+        let Ok(payloads::ByteList(list)) = payloads::ByteList::decode(msg.payload()) else {
             return Err(bad());
         };
         match self.in_window(round) {
@@ -175,7 +178,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             if self
                 .headers
                 .get(&(h.kind, h.sender, h.round))
-                .is_some_and(|prev| prev.header == h)
+                .is_some_and(|prev| prev.signed.header == h)
             {
                 continue;
             }
@@ -192,17 +195,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             }
             let k = (h.kind, h.sender, h.round);
             if let Some(prev) = self.headers.get(&k)
-                && prev.header.digest != h.digest
+                && prev.signed.header.digest != h.digest
                 && let Party::Server(s) = h.sender
             {
-                let (first, second) = (prev.to_bytes(), signed.to_bytes());
                 return Err(Stop::fault(
                     s,
-                    ServerFault::Equivocation { first, second },
+                    ServerFault::Equivocation {
+                        first: prev.bytes.clone(),
+                        second: bytes.to_vec(),
+                    },
                     Vec::new(),
                 ));
             }
-            self.headers.entry(k).or_insert(signed);
+            self.headers.entry(k).or_insert_with(|| Tracked {
+                signed,
+                bytes: bytes.to_vec(),
+            });
         }
         Ok(())
     }

@@ -32,7 +32,7 @@ use crate::keys::SecretKeys;
 use crate::setup::SetupLog;
 use crate::slot::OpenSlot;
 use crate::suite::{ProtoSuite, ServerSecrets, XorOf};
-use crate::wire::{Envelope, Kind, Role};
+use crate::wire::{Kind, Received, Role, SharedBytes};
 
 mod adversary;
 mod blame;
@@ -42,6 +42,8 @@ mod round;
 mod setup;
 mod state;
 mod stop;
+#[cfg(test)]
+mod tests_received;
 mod timer;
 
 #[cfg(feature = "adversary")]
@@ -245,16 +247,18 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         self.core.events.pop_front()
     }
 
-    /// Handles bytes received from `from`.
-    pub fn handle_message(&mut self, from: Party, bytes: &[u8]) {
+    /// Handles bytes received from `from`. They are kept as they are (shared, not copied, when
+    /// given as an `Arc<[u8]>` or [`SharedBytes`]): whatever of them becomes evidence is these
+    /// bytes, and a message kept for a later step is not verified or decoded again.
+    pub fn handle_message(&mut self, from: Party, bytes: impl Into<SharedBytes>) {
         if matches!(self.state, State::Halted) {
             return;
         }
-        let env = match self.core.config.open(&self.core.session, from, bytes) {
-            Ok(e) => e,
+        let msg = match self.core.config.open(&self.core.session, from, bytes) {
+            Ok(m) => m,
             Err(e) => return self.core.reject(e),
         };
-        let h = env.header();
+        let h = msg.header();
         if !h.kind.allowed(from, Role::Server) {
             return self.core.reject(MessageError::Unexpected {
                 from,
@@ -262,38 +266,38 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 round: h.round,
             });
         }
-        self.dispatch(env);
+        self.dispatch(msg);
         self.drain_loopback();
     }
 
     /// Our own broadcasts, in the order we sent them, each handled like a peer's message.
     fn drain_loopback(&mut self) {
-        while let Some(env) = self.core.loopback.pop_front() {
+        while let Some(msg) = self.core.loopback.pop_front() {
             if matches!(self.state, State::Halted) {
                 self.core.loopback.clear();
                 return;
             }
-            self.dispatch(env);
+            self.dispatch(msg);
         }
     }
 
-    /// Routes a verified envelope to the handler of the current stage.
-    fn dispatch(&mut self, env: Envelope<S::G>) {
+    /// Routes a verified message to the handler of the current stage.
+    fn dispatch(&mut self, msg: Received<S::G>) {
         if matches!(self.state, State::Halted) {
             return;
         }
-        if let Err(stop) = self.core.track(&env) {
+        if let Err(stop) = self.core.track(&msg) {
             return self.stop(stop);
         }
-        let kind = env.header().kind;
+        let kind = msg.header().kind;
         let result = match (&mut self.state, kind) {
-            (_, Kind::Echo) => self.core.handle_echo(&env),
+            (_, Kind::Echo) => self.core.handle_echo(&msg),
             (state, Kind::Alert) => {
                 let xor = match state {
                     State::Running(run) => run.nets.xor.as_ref().map(|x| x.roster()),
                     _ => None,
                 };
-                Err(self.core.on_alert(&env, xor))
+                Err(self.core.on_alert(&msg, xor))
             }
             (
                 State::Setup(setup),
@@ -302,13 +306,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 | Kind::ShuffleStep
                 | Kind::Decryption
                 | Kind::Dispute,
-            ) => match setup.handle(&mut self.core, env) {
+            ) => match setup.handle(&mut self.core, msg) {
                 Ok(Some(run)) => return self.start_running(run),
                 Ok(None) => Ok(()),
                 Err(stop) => Err(stop),
             },
-            (State::Setup(setup), _) => setup.keep_early(&mut self.core, env),
-            (State::Running(run), _) => run.handle(&mut self.core, env),
+            (State::Setup(setup), _) => setup.keep_early(&mut self.core, msg),
+            (State::Running(run), _) => run.handle(&mut self.core, msg),
             (State::Halted, _) => Ok(()),
         };
         if let Err(stop) = result {
@@ -326,11 +330,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             return;
         };
         let mut result = run.check_window(&mut self.core);
-        for env in setup.early.drain() {
+        for msg in setup.early.drain() {
             if result.is_err() {
                 break;
             }
-            result = run.handle(&mut self.core, env);
+            result = run.handle(&mut self.core, msg);
         }
         if let Err(stop) = result {
             self.stop(stop);
@@ -365,16 +369,16 @@ impl<S: ProtoSuite> SetupState<S> {
     fn keep_early<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let h = env.header();
+        let h = msg.header();
         match (h.sender, h.round) {
             (Party::Server(j), 0) => {
                 let held = self.early.servers.entry(j).or_default();
                 if held.len() >= EARLY_PER_SERVER {
-                    return Err(Stop::bad_message(j, &env));
+                    return Err(Stop::bad_message(j, &msg));
                 }
-                held.push(env);
+                held.push(msg);
             }
             _ => core.reject(MessageError::Unexpected {
                 from: h.sender,

@@ -20,7 +20,7 @@ use crate::schedule::Schedule;
 use crate::setup::build_nets;
 use crate::slot::accusation_len;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind, payloads};
+use crate::wire::{Kind, Received, SharedBytes, payloads};
 
 impl<S: ProtoSuite> SetupState<S> {
     /// A set-up message (from one of our clients, or a server's set-up step). Returns the
@@ -28,9 +28,9 @@ impl<S: ProtoSuite> SetupState<S> {
     pub(super) fn handle<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        msg: Received<S::G>,
     ) -> Result<Option<Box<Running<S>>>, Stop> {
-        let h = env.header().clone();
+        let h = msg.header().clone();
         match h.sender {
             Party::Client(c) => {
                 if !core.clients.contains(&c) || self.sent_inventory {
@@ -41,9 +41,9 @@ impl<S: ProtoSuite> SetupState<S> {
                     });
                     return Ok(None);
                 }
-                let bytes = env.to_bytes();
+                let bytes = msg.raw();
                 if let Some(prev) = self.own.get(&c) {
-                    if *prev != bytes {
+                    if prev != bytes {
                         core.reject(MessageError::Duplicate {
                             from: h.sender,
                             kind: h.kind.name(),
@@ -51,11 +51,11 @@ impl<S: ProtoSuite> SetupState<S> {
                     }
                     return Ok(None);
                 }
-                self.own.insert(c, bytes);
+                self.own.insert(c, bytes.clone());
             }
             Party::Server(_) => {
                 core.progress();
-                self.log.add(&core.config, env).map_err(|f| Stop::Setup {
+                self.log.add(&core.config, msg).map_err(|f| Stop::Setup {
                     failure: f.failure,
                     culprits: f.culprits,
                 })?;
@@ -86,7 +86,7 @@ impl<S: ProtoSuite> SetupState<S> {
                 return Ok(None);
             }
             self.sent_inventory = true;
-            let list: Vec<Vec<u8>> = self.own.values().cloned().collect();
+            let list: Vec<SharedBytes> = self.own.values().cloned().collect();
             let payload = payloads::SetupInventory::encode(&self.suite_setup, &list);
             core.progress();
             // Our own inventory is processed next (loopback), which moves the log on.

@@ -23,7 +23,7 @@ use crate::error::SetupFailure;
 use crate::error::{ServerFault, WireError};
 use crate::event::Event;
 use crate::suite::{ProtoSuite, XorOf};
-use crate::wire::{Envelope, Kind, Reader, SignedHeader, Writer, write_byte_list};
+use crate::wire::{Kind, Reader, Received, SharedBytes, SignedHeader, Writer};
 
 /// Longest set-up failure reason an alert carries (a hostile alert cannot make us allocate).
 const MAX_REASON: usize = 1024;
@@ -150,14 +150,14 @@ pub(crate) enum Stop {
     Fault {
         culprit: ServerId,
         fault: ServerFault,
-        evidence: Vec<Vec<u8>>,
+        evidence: Vec<SharedBytes>,
     },
     /// Another server halted and alerted us; its evidence is not ours to check.
     Peer {
         by: ServerId,
         alleged: ServerId,
         fault: ServerFault,
-        evidence: Vec<Vec<u8>>,
+        evidence: Vec<SharedBytes>,
     },
     /// Set-up cannot finish.
     Setup {
@@ -168,7 +168,7 @@ pub(crate) enum Stop {
 
 impl Stop {
     /// A fault of `culprit`.
-    pub(crate) fn fault(culprit: ServerId, fault: ServerFault, evidence: Vec<Vec<u8>>) -> Self {
+    pub(crate) fn fault(culprit: ServerId, fault: ServerFault, evidence: Vec<SharedBytes>) -> Self {
         Self::Fault {
             culprit,
             fault,
@@ -176,15 +176,16 @@ impl Stop {
         }
     }
 
-    /// Server `j` signed a message no correct server sends: the message is the evidence.
-    pub(crate) fn bad_message<G: verdict_group::Group>(j: ServerId, env: &Envelope<G>) -> Self {
+    /// Server `j` signed a message no correct server sends: the message, as received, is the
+    /// evidence.
+    pub(crate) fn bad_message<G: verdict_group::Group>(j: ServerId, msg: &Received<G>) -> Self {
         Self::fault(
             j,
             ServerFault::BadMessage {
-                round: env.header().round,
-                kind: env.header().kind.name(),
+                round: msg.header().round,
+                kind: msg.header().kind.name(),
             },
-            vec![env.to_bytes()],
+            vec![msg.raw().clone()],
         )
     }
 }
@@ -202,9 +203,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
                 let mut w = Writer::new();
                 w.u32(culprit.0);
                 encode_fault(&mut w, &fault);
-                write_byte_list(&mut w, &evidence);
-                let env = self.seal(Kind::Alert, self.round, w.finish());
-                let bytes: Arc<[u8]> = env.to_bytes().into();
+                w.byte_list(&evidence);
+                let alert = self.seal(Kind::Alert, self.round, w.finish());
+                let bytes: Arc<[u8]> = alert.to_bytes().into();
                 self.send_to_servers(&bytes);
                 self.events.push_back(Event::Halted {
                     server: culprit,
@@ -237,32 +238,41 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
     /// for lie proofs).
     pub(crate) fn on_alert(
         &self,
-        env: &Envelope<S::G>,
+        msg: &Received<S::G>,
         xor: Option<&verdict_dcnet::Roster<XorOf<S>>>,
     ) -> Stop {
-        let Party::Server(by) = env.header().sender else {
+        let Party::Server(by) = msg.header().sender else {
             // Only servers send alerts (the router checks); nothing to follow.
-            return Stop::bad_message(self.id, env);
+            return Stop::bad_message(self.id, msg);
         };
         let garbled = || Stop::Peer {
             by,
             alleged: by,
             fault: ServerFault::BadMessage {
-                round: env.header().round,
+                round: msg.header().round,
                 kind: Kind::Alert.name(),
             },
-            evidence: vec![env.to_bytes()],
+            evidence: vec![msg.raw().clone()],
         };
-        let mut r = crate::wire::reader(&env.payload);
+        // The evidence items are kept as views of the alert we received.
+        let payload = msg.shared_payload();
+        let mut r = crate::wire::reader(&payload);
         let parsed = (|| {
             let culprit = ServerId(r.u32()?);
             let fault = decode_fault(&mut r)?;
-            let evidence = r.byte_list()?;
+            let evidence = r.byte_slices()?;
             r.finish()?;
             Ok::<_, WireError>((culprit, fault, evidence))
         })();
         let Ok((alleged, fault, evidence)) = parsed else {
             // A garbled alert still means its sender has stopped.
+            return garbled();
+        };
+        let Some(evidence) = evidence
+            .into_iter()
+            .map(|e| payload.share(e))
+            .collect::<Option<Vec<SharedBytes>>>()
+        else {
             return garbled();
         };
         if alleged.index() >= self.config.num_servers() {

@@ -110,6 +110,8 @@ pub struct Simulator<S: ProtoSuite> {
     pub events: Vec<(Duration, Party, Event)>,
     /// CPU time spent inside each participant's state machine.
     pub cpu: BTreeMap<Party, Duration>,
+    /// Messages handed to a participant so far.
+    messages: usize,
 }
 
 impl<S: ProtoSuite> core::fmt::Debug for Simulator<S> {
@@ -230,6 +232,7 @@ impl<S: ProtoSuite> Simulator<S> {
             rng,
             events: Vec::new(),
             cpu,
+            messages: 0,
         };
         Ok(sim)
     }
@@ -444,17 +447,18 @@ impl<S: ProtoSuite> Simulator<S> {
                     return false;
                 };
                 self.now = self.now.max(p.at);
+                self.messages += 1;
                 let start = Instant::now();
                 match p.to {
                     Party::Server(s) => {
                         if let Some(srv) = self.servers.get_mut(s.index()) {
                             srv.handle_timeout(self.now);
-                            srv.handle_message(p.from, &p.bytes);
+                            srv.handle_message(p.from, p.bytes);
                         }
                     }
                     Party::Client(c) => {
                         if let Some(cl) = self.clients.get_mut(c.index()) {
-                            cl.handle_message(p.from, &p.bytes);
+                            cl.handle_message(p.from, p.bytes);
                         }
                     }
                 }
@@ -538,6 +542,12 @@ impl<S: ProtoSuite> Simulator<S> {
                 _ => None,
             })
             .collect()
+    }
+
+    /// How many messages were handed to participants so far (each one call of a
+    /// `handle_message`).
+    pub fn messages_delivered(&self) -> usize {
+        self.messages
     }
 
     /// Events of one participant.

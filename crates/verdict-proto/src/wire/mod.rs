@@ -1,5 +1,5 @@
 //! Wire formats: the protocol's use of the workspace codec, the signed [`Envelope`] every protocol message
-//! travels in, and the message kinds.
+//! travels in, the message kinds, and [`Received`] messages kept as the bytes their senders signed.
 //!
 //! Every message is `header ‖ signature ‖ u32 payload length ‖ payload`, where the 78-byte
 //! header is `kind ‖ sender role ‖ sender index ‖ session ‖ round ‖ blake3(payload)` and the
@@ -13,7 +13,9 @@ mod codec;
 mod envelope;
 mod kind;
 pub mod payloads;
+mod received;
 
 pub use codec::{MAX_FIELD, ReadParty, Reader, WriteParty, Writer, reader, write_byte_list};
 pub use envelope::{ENVELOPE_HEADER_LEN, Envelope, Header, SignedHeader, verify_batch};
 pub use kind::{Kind, Role};
+pub use received::{Received, SharedBytes};

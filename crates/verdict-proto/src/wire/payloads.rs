@@ -3,7 +3,7 @@
 //! framing only; what the fields mean is checked by the state machines. The blame payloads are
 //! in [`crate::blame`].
 
-use super::codec::{Writer, write_byte_list};
+use super::codec::Writer;
 use crate::error::WireError;
 
 /// [`super::Kind::ClientSetup`]: a client's pseudonym-shuffle submission and its suite set-up
@@ -48,10 +48,9 @@ pub struct SetupInventory<'a> {
 
 impl<'a> SetupInventory<'a> {
     /// The encoding of a server's suite set-up and its clients' envelopes.
-    pub fn encode(suite: &[u8], clients: &[Vec<u8>]) -> Vec<u8> {
+    pub fn encode<T: AsRef<[u8]>>(suite: &[u8], clients: &[T]) -> Vec<u8> {
         let mut w = Writer::new();
-        w.bytes(suite);
-        write_byte_list(&mut w, clients);
+        w.bytes(suite).byte_list(clients);
         w.finish()
     }
 
@@ -74,9 +73,9 @@ pub struct ByteList<'a>(pub Vec<&'a [u8]>);
 
 impl<'a> ByteList<'a> {
     /// The encoding of `items`.
-    pub fn encode(items: &[Vec<u8>]) -> Vec<u8> {
+    pub fn encode<T: AsRef<[u8]>>(items: &[T]) -> Vec<u8> {
         let mut w = Writer::new();
-        write_byte_list(&mut w, items);
+        w.byte_list(items);
         w.finish()
     }
 
@@ -104,11 +103,15 @@ pub struct Inventory<'a> {
 
 impl<'a> Inventory<'a> {
     /// The encoding.
-    pub fn encode(accepted: &[Vec<u8>], rejected: &[Vec<u8>], aggregates: &[Vec<u8>]) -> Vec<u8> {
+    pub fn encode<T: AsRef<[u8]>>(
+        accepted: &[T],
+        rejected: &[T],
+        aggregates: &[Vec<u8>],
+    ) -> Vec<u8> {
         let mut w = Writer::new();
-        write_byte_list(&mut w, accepted);
-        write_byte_list(&mut w, rejected);
-        write_byte_list(&mut w, aggregates);
+        w.byte_list(accepted)
+            .byte_list(rejected)
+            .byte_list(aggregates);
         w.finish()
     }
 
@@ -137,10 +140,9 @@ pub struct RoundOutput<'a> {
 
 impl<'a> RoundOutput<'a> {
     /// The encoding.
-    pub fn encode(result: &[u8], signatures: &[Vec<u8>]) -> Vec<u8> {
+    pub fn encode<T: AsRef<[u8]>>(result: &[u8], signatures: &[T]) -> Vec<u8> {
         let mut w = Writer::new();
-        w.bytes(result);
-        write_byte_list(&mut w, signatures);
+        w.bytes(result).byte_list(signatures);
         w.finish()
     }
 

@@ -13,7 +13,7 @@ use super::super::stop::Stop;
 use crate::blame::{BlameBits, RebuttalRequest};
 use crate::error::ServerFault;
 use crate::suite::{ClientCt, ProtoSuite, ServerCt};
-use crate::wire::{Envelope, Kind};
+use crate::wire::{Kind, Received};
 
 use super::super::state::Claim;
 
@@ -21,19 +21,11 @@ impl<S: ProtoSuite> Running<S> {
     pub(in crate::server) fn on_blame_bits<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        j: ServerId,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let Party::Server(j) = env.header().sender else {
+        let Some((claim, blame)) = self.blame_step::<BlameBits>(j, &msg)? else {
             return Ok(());
-        };
-        let Ok(claim) = BlameBits::from_bytes(&env.payload) else {
-            return Err(Stop::bad_message(j, &env));
-        };
-        if claim.round != env.header().round {
-            return Err(Stop::bad_message(j, &env));
-        }
-        let Some(blame) = self.blame.as_mut().filter(|b| b.round == claim.round) else {
-            return self.keep_early_from_server(j, env);
         };
         let same_statement = claim.clients == blame.clients
             && claim.traces.len() == blame.traces.len()
@@ -45,12 +37,8 @@ impl<S: ProtoSuite> Running<S> {
         if !same_statement {
             // Not a claim about exactly the accusations and accepted set of the round: no
             // correct server signs it.
-            let (round, slot) = blame.first_accused();
-            return Err(Stop::fault(
-                j,
-                ServerFault::WrongBlameBits { round, slot },
-                vec![env.to_bytes()],
-            ));
+            let wrong_bits = |round, slot| ServerFault::WrongBlameBits { round, slot };
+            return Err(blame.signed_wrong(j, wrong_bits, &msg));
         }
         let Some(slot @ None) = blame.claims.get_mut(j.index()) else {
             // The same claim again (a different one was caught as equivocation).
@@ -58,8 +46,8 @@ impl<S: ProtoSuite> Running<S> {
         };
         *slot = Some(Claim {
             bits: claim,
-            digest: env.header().digest,
-            envelope: env.to_bytes(),
+            digest: msg.header().digest,
+            envelope: msg.raw().clone(),
         });
         core.progress();
         self.after_claims(core)
@@ -119,7 +107,7 @@ impl<S: ProtoSuite> Running<S> {
                 .map(|c| {
                     arch.accepted
                         .get(c)
-                        .and_then(|s| match client_ct::<S>(open, &s.envelope, k) {
+                        .and_then(|s| match client_ct::<S>(open, s, k) {
                             Some(ClientCt::Xor(x)) => x.bit(acc.bit),
                             _ => None,
                         })
@@ -147,10 +135,11 @@ impl<S: ProtoSuite> Running<S> {
             .collect();
         blame.suspects = Some(suspects.clone());
         blame.deadline = Some(core.now + core.config.policy.rebuttal_timeout);
-        let early_verdicts: Vec<Envelope<S::G>> = blame
+        let early_verdicts: Vec<(ServerId, Received<S::G>)> = blame
             .early_verdicts
             .iter_mut()
-            .filter_map(Option::take)
+            .enumerate()
+            .filter_map(|(j, v)| Some((ServerId(j as u32), v.take()?)))
             .collect();
         let objections = core::mem::take(&mut blame.objections);
         let round = blame.round;
@@ -158,7 +147,7 @@ impl<S: ProtoSuite> Running<S> {
             .claims
             .iter()
             .flatten()
-            .map(|claim| claim.envelope.clone())
+            .map(|claim| claim.envelope.to_vec())
             .collect();
         // Every server asks (not only a suspect's upstream), so no single server can keep a
         // suspect from answering. A suspect an earlier verdict already excluded has nothing to
@@ -181,14 +170,12 @@ impl<S: ProtoSuite> Running<S> {
                 request.to_bytes(),
             );
         }
-        for (_, bytes) in objections {
-            if let Ok(env) = Envelope::<S::G>::from_bytes(&bytes) {
-                self.on_rebuttal(core, env)?;
-            }
+        for (c, msg) in objections {
+            self.on_rebuttal(core, c, msg)?;
         }
         self.maybe_decide(core);
-        for env in early_verdicts {
-            self.on_verdict(core, env)?;
+        for (j, msg) in early_verdicts {
+            self.on_verdict(core, j, msg)?;
         }
         Ok(())
     }

@@ -32,11 +32,12 @@ use verdict_dcnet::{ClientId, ServerId, SlotRound};
 use super::common::Core;
 use super::state::{Blame, Running, Trace};
 use super::stop::Stop;
-use crate::blame::{BlameBits, Rebuttal, TraceBits};
+use crate::blame::{BlameBits, Rebuttal, TraceBits, Verdict};
+use crate::error::WireError;
 use crate::event::Event;
 use crate::slot::{Accusation, SlotKind, SlotOutput, bit_of};
 use crate::suite::{ProtoSuite, XorOf};
-use crate::wire::{Envelope, Kind};
+use crate::wire::{Kind, Received};
 
 /// Blame messages a server keeps from one peer for a blame it has not started (a faster
 /// server's pad bits and verdict).
@@ -154,37 +155,78 @@ impl<S: ProtoSuite> Running<S> {
         // What faster peers sent about this blame before we got here (each tracked on arrival
         // already). Anything else is stale: one blame runs at a time, and no server gets
         // further while one does (windows stay open until its verdict).
-        let about_this = |env: &Envelope<S::G>| blame_round_of(&env.payload) == Some(round);
-        for env in early.from_servers.into_values().flatten() {
-            if !about_this(&env) {
-                continue;
-            }
-            match env.header().kind {
-                Kind::BlameBits => self.on_blame_bits(core, env)?,
-                Kind::Verdict => self.on_verdict(core, env)?,
+        for (j, msg) in early.from_servers.into_iter().flat_map(|(j, held)| {
+            held.into_iter()
+                .filter(|m| blame_round_of(m.payload()) == Some(round))
+                .map(move |m| (j, m))
+        }) {
+            match msg.header().kind {
+                Kind::BlameBits => self.on_blame_bits(core, j, msg)?,
+                Kind::Verdict => self.on_verdict(core, j, msg)?,
                 _ => {}
             }
         }
-        for env in early.objections.into_values() {
-            if Rebuttal::from_bytes(&env.payload).is_ok_and(|r| r.round() == round) {
-                self.on_rebuttal(core, env)?;
+        for (c, msg) in early.objections {
+            if Rebuttal::from_bytes(msg.payload()).is_ok_and(|r| r.round() == round) {
+                self.on_rebuttal(core, c, msg)?;
             }
         }
         Ok(())
     }
 
-    /// Keeps a peer's blame message for a blame we do not run (yet); a server that sends more
-    /// than a step has is flooding us.
-    pub(super) fn keep_early_from_server(
+    /// The prologue of a server's blame message: its payload decoded, its round the one the
+    /// envelope is signed for (a server that signs anything else is at fault, the message the
+    /// evidence), and the running blame of that round. `None`: a blame we do not run (yet),
+    /// and the message is kept for it — a server that sends more than a step has is flooding.
+    pub(super) fn blame_step<T: BlamePayload>(
         &mut self,
         j: ServerId,
-        env: Envelope<S::G>,
-    ) -> Result<(), Stop> {
-        let held = self.early_blame.from_servers.entry(j).or_default();
-        if held.len() >= EARLY_PER_SERVER {
-            return Err(Stop::bad_message(j, &env));
+        msg: &Received<S::G>,
+    ) -> Result<Option<BlameStep<'_, T, S::G>>, Stop> {
+        let payload = T::decode(msg.payload()).map_err(|_| Stop::bad_message(j, msg))?;
+        let round = payload.round();
+        if round != msg.header().round {
+            return Err(Stop::bad_message(j, msg));
         }
-        held.push(env);
-        Ok(())
+        match self.blame.as_mut().filter(|b| b.round == round) {
+            Some(blame) => Ok(Some((payload, blame))),
+            None => {
+                let held = self.early_blame.from_servers.entry(j).or_default();
+                if held.len() >= EARLY_PER_SERVER {
+                    return Err(Stop::bad_message(j, msg));
+                }
+                held.push(msg.clone());
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// A server's blame message decoded, and the running blame it is about.
+pub(super) type BlameStep<'a, T, G> = (T, &'a mut Blame<G>);
+
+/// A server's blame message: decoded from its payload, about one accused round.
+pub(super) trait BlamePayload: Sized {
+    fn decode(payload: &[u8]) -> Result<Self, WireError>;
+    fn round(&self) -> u64;
+}
+
+impl BlamePayload for BlameBits {
+    fn decode(payload: &[u8]) -> Result<Self, WireError> {
+        Self::from_bytes(payload)
+    }
+
+    fn round(&self) -> u64 {
+        self.round
+    }
+}
+
+impl BlamePayload for Verdict {
+    fn decode(payload: &[u8]) -> Result<Self, WireError> {
+        Self::from_bytes(payload)
+    }
+
+    fn round(&self) -> u64 {
+        self.round
     }
 }

@@ -2,16 +2,15 @@
 //! rebuttal deadline.
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{Party, ServerId};
+use verdict_dcnet::{ClientId, Party};
 
 use super::super::common::Core;
 use super::super::state::Running;
 use super::super::stop::Stop;
-use crate::blame::{Rebuttal, check_lie_proof};
+use crate::blame::{Rebuttal, lie_proven_by};
 use crate::error::{MessageError, ServerFault, WireError};
-use crate::slot::Accusation;
 use crate::suite::ProtoSuite;
-use crate::wire::Envelope;
+use crate::wire::Received;
 
 use super::super::state::Blame;
 
@@ -19,37 +18,33 @@ impl<S: ProtoSuite> Running<S> {
     pub(in crate::server) fn on_rebuttal<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        c: ClientId,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let from = env.header().sender;
-        let Party::Client(c) = from else {
-            return Ok(());
-        };
-        let Ok(rebuttal) = Rebuttal::from_bytes(&env.payload) else {
+        let Ok(rebuttal) = Rebuttal::from_bytes(msg.payload()) else {
             core.reject(MessageError::Malformed {
-                from,
+                from: Party::Client(c),
                 source: WireError::Invalid("rebuttal"),
             });
             return Ok(());
         };
         if let Rebuttal::LieProof { .. } = rebuttal {
-            return self.on_lie_proof(core, &env);
+            return self.on_lie_proof(core, &msg);
         }
         let round = rebuttal.round();
         let Some(blame) = self.blame.as_mut().filter(|b| b.round == round) else {
             // Blame not started here yet (the suspect answered a faster server): keep the
             // latest per client until it does.
-            self.early_blame.objections.insert(c, env);
+            self.early_blame.objections.insert(c, msg);
             return Ok(());
         };
         if blame.suspects.is_none() {
-            blame.objections.entry(c).or_insert_with(|| env.to_bytes());
+            blame.objections.entry(c).or_insert(msg);
             return Ok(());
         }
-        let bytes = env.to_bytes();
-        if !blame.decided && blame.is_answer(&core.config, &core.session, &bytes) == Some(c) {
+        if !blame.decided && blame.is_answer(&msg) == Some(c) {
             // The suspect saw exactly our claims and objects to none of them.
-            blame.answers.entry(c).or_insert(bytes);
+            blame.answers.entry(c).or_insert_with(|| msg.raw().clone());
             self.maybe_decide(core);
         }
         // Otherwise someone else's, about claims we do not hold (an equivocating server's other
@@ -57,35 +52,29 @@ impl<S: ProtoSuite> Running<S> {
         Ok(())
     }
 
-    /// The server a signed rebuttal proves lied, with the accusation and its signed claim.
-    pub(super) fn lie_proof_in<R>(
-        &self,
-        core: &Core<S, R>,
-        rebuttal: &[u8],
-    ) -> Option<(ServerId, Accusation, Vec<u8>)> {
-        let xor = self.nets.xor.as_ref()?;
-        check_lie_proof::<S>(&core.config, &core.session, xor.roster(), rebuttal)
-    }
-
-    /// A rebuttal carrying a lie proof: conclusive whenever it arrives.
+    /// A rebuttal carrying a lie proof (verified on arrival): conclusive whenever it arrives.
     pub(super) fn on_lie_proof<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: &Envelope<S::G>,
+        msg: &Received<S::G>,
     ) -> Result<(), Stop> {
-        let bytes = env.to_bytes();
-        match self.lie_proof_in(core, &bytes) {
+        let proven = self
+            .nets
+            .xor
+            .as_ref()
+            .and_then(|xor| lie_proven_by::<S>(&core.config, &core.session, xor.roster(), msg));
+        match proven {
             Some((j, acc, claim)) => Err(Stop::fault(
                 j,
                 ServerFault::WrongBlameBits {
                     round: acc.round,
                     slot: acc.slot,
                 },
-                vec![claim, bytes],
+                vec![claim, msg.raw().clone()],
             )),
             None => {
                 core.reject(MessageError::Malformed {
-                    from: env.header().sender,
+                    from: msg.header().sender,
                     source: WireError::Invalid("lie proof"),
                 });
                 Ok(())

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, Party};
+use verdict_dcnet::{ClientId, Party, ServerId};
 
 use super::super::common::Core;
 use super::super::state::Running;
@@ -13,7 +13,7 @@ use crate::blame::Verdict;
 use crate::error::{ExclusionReason, ServerFault};
 use crate::event::Event;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind};
+use crate::wire::{Kind, Received, SharedBytes};
 
 impl<S: ProtoSuite> Running<S> {
     /// Decides as soon as every suspect (not excluded before) has no objection to our claims.
@@ -49,7 +49,7 @@ impl<S: ProtoSuite> Running<S> {
             } else {
                 suspects.iter().copied().collect()
             },
-            rebuttals: blame.answers.values().cloned().collect(),
+            rebuttals: blame.answers.values().map(|r| r.to_vec()).collect(),
         };
         core.broadcast(Kind::Verdict, verdict.round, verdict.to_bytes());
     }
@@ -57,44 +57,33 @@ impl<S: ProtoSuite> Running<S> {
     pub(in crate::server) fn on_verdict<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        j: ServerId,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let Party::Server(j) = env.header().sender else {
+        let Some((verdict, blame)) = self.blame_step::<Verdict>(j, &msg)? else {
             return Ok(());
-        };
-        let Ok(verdict) = Verdict::from_bytes(&env.payload) else {
-            return Err(Stop::bad_message(j, &env));
-        };
-        if verdict.round != env.header().round {
-            return Err(Stop::bad_message(j, &env));
-        }
-        let Some(blame) = self.blame.as_mut().filter(|b| b.round == verdict.round) else {
-            return self.keep_early_from_server(j, env);
         };
         let Some(suspects) = blame.suspects.clone() else {
             if let Some(slot) = blame.early_verdicts.get_mut(j.index()) {
-                *slot = Some(env);
+                *slot = Some(msg);
             }
             return Ok(());
         };
         // The verdict must be what its own evidence implies, given the claims all honest
         // servers hold: every suspect, each rebuttal a suspect's "no objection" to our claims.
+        // (The verdict is the evidence; the rebuttals in it are only checked.)
         let answers = verdict
             .rebuttals
             .iter()
-            .map(|r| blame.is_answer(&core.config, &core.session, r));
+            .map(|r| blame.is_relayed_answer(&core.config, &core.session, &r.as_slice().into()));
         if !verdict_is_justified(&verdict.culprits, answers, &suspects) {
-            let (round, slot) = blame.first_accused();
-            return Err(Stop::fault(
-                j,
-                ServerFault::BadVerdict { round, slot },
-                vec![env.to_bytes()],
-            ));
+            let bad_verdict = |round, slot| ServerFault::BadVerdict { round, slot };
+            return Err(blame.signed_wrong(j, bad_verdict, &msg));
         }
         let Some(slot @ None) = blame.verdicts.get_mut(j.index()) else {
             return Ok(());
         };
-        *slot = Some(env.to_bytes());
+        *slot = Some(msg.raw().clone());
         core.progress();
         if blame.verdicts.iter().all(Option::is_some) {
             self.conclude(core)?;
@@ -110,7 +99,7 @@ impl<S: ProtoSuite> Running<S> {
         let Some(blame) = self.blame.take() else {
             return Ok(());
         };
-        let mut evidence: Vec<Vec<u8>> = blame
+        let mut evidence: Vec<SharedBytes> = blame
             .claims
             .iter()
             .flatten()

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, Party, ServerId};
+use verdict_dcnet::{ClientId, ServerId};
 
 use super::super::common::Core;
 use super::super::state::{Archived, Running};
@@ -14,7 +14,7 @@ use crate::error::ServerFault;
 use crate::event::Event;
 use crate::slot::SlotOutput;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind, payloads};
+use crate::wire::{Kind, Received, payloads};
 
 /// Past rounds a server keeps for blame (which traces the round before the carrier, and
 /// starts one round later still).
@@ -24,13 +24,11 @@ impl<S: ProtoSuite> Running<S> {
     pub(super) fn on_output_signature<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        j: ServerId,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let Party::Server(j) = env.header().sender else {
-            return Ok(());
-        };
         if let Some(slot) = self.round.signatures.get_mut(j.index()) {
-            slot.get_or_insert_with(|| env.to_bytes());
+            slot.get_or_insert(msg);
         }
         core.progress();
         self.after_signatures(core)
@@ -50,12 +48,8 @@ impl<S: ProtoSuite> Running<S> {
         let digest = *blake3::hash(bytes).as_bytes();
         let round_no = run.round.number;
         for (j, sig) in run.round.signatures.iter().enumerate() {
-            let ok = sig
-                .as_ref()
-                .and_then(|s| Envelope::<S::G>::from_bytes(s).ok())
-                .is_some_and(|e| e.payload == digest);
-            if !ok {
-                let evidence: Vec<Vec<u8>> = sig.iter().cloned().collect();
+            if sig.as_ref().is_none_or(|s| s.payload() != digest) {
+                let evidence = sig.iter().map(|s| s.raw().clone()).collect();
                 return Err(Stop::fault(
                     ServerId(j as u32),
                     ServerFault::BadOutput { round: round_no },
@@ -76,7 +70,13 @@ impl<S: ProtoSuite> Running<S> {
         let Some((result, bytes)) = run.round.result.clone() else {
             return Ok(());
         };
-        let sigs: Vec<Vec<u8>> = run.round.signatures.iter().flatten().cloned().collect();
+        let sigs: Vec<&[u8]> = run
+            .round
+            .signatures
+            .iter()
+            .flatten()
+            .map(|s| &s.raw()[..])
+            .collect();
         let payload = payloads::RoundOutput::encode(&bytes, &sigs);
         let round_no = result.round;
         let accusations = core::mem::take(&mut run.round.accusations);
@@ -159,8 +159,8 @@ impl<S: ProtoSuite> Running<S> {
             run.start_blame(core, accusations, round_no)?;
         }
         // Verified and tracked on arrival: straight to the round logic.
-        for env in future.drain() {
-            run.handle(core, env)?;
+        for msg in future.drain() {
+            run.handle(core, msg)?;
         }
         run.check_window(core)
     }

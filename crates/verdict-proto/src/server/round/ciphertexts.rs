@@ -2,7 +2,7 @@
 //! ciphertext and proof over `S`.
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, Party};
+use verdict_dcnet::{ClientId, ServerId};
 
 use super::super::common::Core;
 use super::super::state::{RoundStep, Running};
@@ -10,19 +10,17 @@ use super::super::stop::Stop;
 use super::slot_items;
 use crate::error::ServerFault;
 use crate::suite::{Prepared, ProtoSuite, SessionNets};
-use crate::wire::{Envelope, Kind, payloads};
+use crate::wire::{Kind, Received, payloads};
 
 impl<S: ProtoSuite> Running<S> {
     pub(super) fn on_commit<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        j: ServerId,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let Party::Server(j) = env.header().sender else {
-            return Ok(());
-        };
-        let Ok(digest) = <[u8; 32]>::try_from(env.payload.as_slice()) else {
-            return Err(Stop::bad_message(j, &env));
+        let Ok(digest) = <[u8; 32]>::try_from(msg.payload()) else {
+            return Err(Stop::bad_message(j, &msg));
         };
         if let Some(slot) = self.round.commits.get_mut(j.index()) {
             slot.get_or_insert(digest);
@@ -47,54 +45,41 @@ impl<S: ProtoSuite> Running<S> {
     pub(super) fn on_server_cts<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        j: ServerId,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let Party::Server(j) = env.header().sender else {
-            return Ok(());
-        };
-        let round_no = env.header().round;
+        let round_no = msg.header().round;
         let run = self;
         if run.round.my_cts.is_none() {
             // A faster server already has every inventory; we do not, so we cannot check its
             // proofs over S yet. (Bounded: one message per server per round.)
             if let Some(slot) = run.round.early_cts.get_mut(j.index()) {
-                slot.get_or_insert(env);
+                slot.get_or_insert(msg);
             }
             return Ok(());
         }
-        let evidence = vec![env.to_bytes()];
+        // Every fault found here is this signed message's: it is the evidence.
+        let fault = |fault| Stop::fault(j, fault, vec![msg.raw().clone()]);
+        let invalid = |slot| {
+            fault(ServerFault::InvalidCiphertext {
+                round: round_no,
+                slot,
+            })
+        };
         if run.round.has_xor() {
             let committed = run.round.commits.get(j.index()).copied().flatten();
-            if committed != Some(*blake3::hash(&env.payload).as_bytes()) {
-                return Err(Stop::fault(
-                    j,
-                    ServerFault::CommitMismatch { round: round_no },
-                    evidence,
-                ));
+            if committed != Some(*blake3::hash(msg.payload()).as_bytes()) {
+                return Err(fault(ServerFault::CommitMismatch { round: round_no }));
             }
         }
-        let list = match payloads::ByteList::decode(&env.payload) {
+        let list = match payloads::ByteList::decode(msg.payload()) {
             Ok(l) if l.0.len() == run.round.open.len() => l.0,
-            _ => {
-                return Err(Stop::fault(
-                    j,
-                    ServerFault::BadOutput { round: round_no },
-                    evidence,
-                ));
-            }
+            _ => return Err(fault(ServerFault::BadOutput { round: round_no })),
         };
         let mut cts = Vec::with_capacity(list.len());
         for (k, (open, bytes)) in run.round.open.iter().zip(&list).enumerate() {
             let Some(ct) = SessionNets::<S>::decode_server(open, bytes) else {
-                let slot = open.slot;
-                return Err(Stop::fault(
-                    j,
-                    ServerFault::InvalidCiphertext {
-                        round: round_no,
-                        slot,
-                    },
-                    evidence,
-                ));
+                return Err(invalid(open.slot));
             };
             if j != core.id {
                 let Some(prepared) = run.round.prepared.get(k) else {
@@ -109,15 +94,7 @@ impl<S: ProtoSuite> Running<S> {
                     }
                 };
                 if verified.is_err() {
-                    let slot = open.slot;
-                    return Err(Stop::fault(
-                        j,
-                        ServerFault::InvalidCiphertext {
-                            round: round_no,
-                            slot,
-                        },
-                        evidence,
-                    ));
+                    return Err(invalid(open.slot));
                 }
             }
             cts.push(ct);
@@ -146,20 +123,13 @@ impl<S: ProtoSuite> Running<S> {
                     .and_then(|&b| slots.get(b))
                     .copied()
                     .unwrap_or(0);
-                return Err(Stop::fault(
-                    j,
-                    ServerFault::InvalidCiphertext {
-                        round: round_no,
-                        slot,
-                    },
-                    evidence,
-                ));
+                return Err(invalid(slot));
             }
         }
         if let Some(slot) = run.round.server_cts.get_mut(j.index())
             && slot.is_none()
         {
-            *slot = Some((evidence.into_iter().next().unwrap_or_default(), cts));
+            *slot = Some((msg.raw().clone(), cts));
         }
         core.progress();
         run.after_server_cts(core)

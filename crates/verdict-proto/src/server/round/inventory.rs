@@ -16,19 +16,17 @@ use crate::error::{ExclusionReason, ServerFault};
 use crate::policy::Verification;
 use crate::slot::SlotKind;
 use crate::suite::{Prepared, ProtoSuite};
-use crate::wire::{Envelope, Kind, payloads};
+use crate::wire::{Envelope, Kind, Received, SharedBytes, payloads};
 
 impl<S: ProtoSuite> Running<S> {
     pub(super) fn on_inventory<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        j: ServerId,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let Party::Server(j) = env.header().sender else {
-            return Ok(());
-        };
         let session = core.session.0;
-        let round_no = env.header().round;
+        let round_no = msg.header().round;
         let run = self;
         // A signed inventory is kept as evidence only while it can become some: when a slot's
         // ciphertexts are vouched for by their server's sum. (Holding every inventory of an
@@ -37,7 +35,7 @@ impl<S: ProtoSuite> Running<S> {
         if j == core.id {
             // Our own inventory: its submissions were checked and decoded on arrival.
             let inventory = Inventory {
-                envelope: keep.then_some(env),
+                envelope: keep.then_some(msg),
                 items: core::mem::take(&mut run.round.own).into_iter().collect(),
                 rejected: core::mem::take(&mut run.round.own_rejected),
                 aggregates: core::mem::take(&mut run.round.own_aggregates),
@@ -50,12 +48,14 @@ impl<S: ProtoSuite> Running<S> {
         }
         let open = run.round.open.clone();
         // Only a server can have put an unsigned or malformed submission in its inventory.
-        let bad = || Err(Stop::bad_message(j, &env));
+        let bad = || Err(Stop::bad_message(j, &msg));
+        // Every submission in it is kept as a view of the inventory's bytes.
+        let raw = msg.raw();
         let Ok(payloads::Inventory {
             accepted: list,
             rejected: rejected_list,
             aggregates: aggregate_list,
-        }) = payloads::Inventory::decode(&env.payload)
+        }) = payloads::Inventory::decode(msg.payload())
         else {
             return bad();
         };
@@ -83,6 +83,9 @@ impl<S: ProtoSuite> Running<S> {
             if !listed.insert(c) {
                 return bad();
             }
+            let Some(bytes) = raw.share(bytes) else {
+                return bad();
+            };
             envelopes.push((c, key, signed, payload, bytes));
         }
         let signed: Vec<_> = envelopes
@@ -111,23 +114,17 @@ impl<S: ProtoSuite> Running<S> {
             if pos < n_accepted {
                 // Ciphertexts of verifiable slots stay encoded: this server vouches for them
                 // with its aggregate, and we decode them only if the slot fails to reveal.
-                let Ok(cts) = decode_submission::<S>(&open, payload, false) else {
+                let Ok(submitted) = decode_submission::<S>(&open, bytes, payload, false) else {
                     return bad();
                 };
-                items.push((
-                    c,
-                    Submitted {
-                        envelope: bytes.to_vec(),
-                        cts,
-                    },
-                ));
+                items.push((c, submitted));
                 continue;
             }
             // A rejection must be justified: the submission really carries an invalid proof
             // (or a malformed ciphertext). Otherwise the server is excluding an honest client.
             let prepared = &run.round.prepared;
             match first_invalid_slot(&run.nets, &open, prepared, c, payload, &mut core.rng) {
-                Some(slot) => rejected.push((c, slot, bytes.to_vec())),
+                Some(slot) => rejected.push((c, slot, bytes)),
                 None => {
                     return Err(Stop::fault(
                         j,
@@ -135,14 +132,14 @@ impl<S: ProtoSuite> Running<S> {
                             round: round_no,
                             client: c,
                         },
-                        vec![env.to_bytes()],
+                        vec![raw.clone()],
                     ));
                 }
             }
         }
         if let Some(slot) = run.round.inventories.get_mut(j.index()) {
             *slot = Some(Inventory {
-                envelope: keep.then_some(env),
+                envelope: keep.then_some(msg),
                 items,
                 rejected,
                 aggregates,
@@ -173,7 +170,7 @@ impl<S: ProtoSuite> Running<S> {
         // A server whose inventory is not exactly its share of S (a client also listed by
         // another server, or excluded) cannot have its aggregates used as they are: we
         // recompute them from its submissions.
-        let mut rejections: BTreeMap<ClientId, (u32, Vec<u8>)> = BTreeMap::new();
+        let mut rejections: BTreeMap<ClientId, (u32, SharedBytes)> = BTreeMap::new();
         let mut forwarded = Vec::with_capacity(m);
         let mut lists = Vec::with_capacity(m);
         for inv in run.round.inventories.iter_mut() {
@@ -212,7 +209,7 @@ impl<S: ProtoSuite> Running<S> {
                     let evidence = forwarded
                         .get(u.index())
                         .and_then(|f: &Forwarded<S>| f.envelope.as_ref())
-                        .map(|e| vec![e.to_bytes(), envelope.clone()])
+                        .map(|e| vec![e.raw().clone(), envelope.clone()])
                         .unwrap_or_default();
                     fault = Some((
                         u,
@@ -290,7 +287,7 @@ impl<S: ProtoSuite> Running<S> {
                                 round: round_no,
                                 client: *c,
                             },
-                            fw.envelope.iter().map(Envelope::to_bytes).collect(),
+                            fw.envelope.iter().map(|e| e.raw().clone()).collect(),
                         ));
                     }
                 }
@@ -310,7 +307,7 @@ impl<S: ProtoSuite> Running<S> {
                         fault = Some((
                             server,
                             ServerFault::BadOutput { round: round_no },
-                            fw.envelope.iter().map(Envelope::to_bytes).collect(),
+                            fw.envelope.iter().map(|e| e.raw().clone()).collect(),
                         ));
                     }
                     _ => {}
@@ -362,11 +359,11 @@ impl<S: ProtoSuite> Running<S> {
             core.broadcast(Kind::ServerCiphertexts, round_no, payload);
         }
         // Ciphertexts of faster servers that arrived before we knew S can be checked now.
-        for env in core::mem::take(&mut run.round.early_cts)
-            .into_iter()
-            .flatten()
-        {
-            run.on_server_cts(core, env)?;
+        let early = core::mem::take(&mut run.round.early_cts);
+        for (j, msg) in early.into_iter().enumerate() {
+            if let Some(msg) = msg {
+                run.on_server_cts(core, ServerId(j as u32), msg)?;
+            }
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use crate::error::MessageError;
 use crate::schedule::Schedule;
 use crate::slot::{OpenSlot, SlotKind};
 use crate::suite::{ClientCt, Prepared, ProtoSuite, SessionNets};
-use crate::wire::{Envelope, Kind, payloads};
+use crate::wire::{Kind, Received, payloads};
 
 mod certify;
 mod ciphertexts;
@@ -24,14 +24,15 @@ mod submission;
 mod union;
 
 impl<S: ProtoSuite> Running<S> {
-    /// Routes a round or blame message (verified, tracked) to its handler; keeps the next
+    /// Routes a round or blame message (verified, tracked) to its handler, with its sender
+    /// (the router let only servers send servers' kinds and clients clients'); keeps the next
     /// round's per sender.
     pub(super) fn handle<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let h = env.header().clone();
+        let h = msg.header().clone();
         let unexpected = |core: &mut Core<S, R>| {
             core.reject(MessageError::Unexpected {
                 from: h.sender,
@@ -45,14 +46,15 @@ impl<S: ProtoSuite> Running<S> {
         if !blame_kind && h.round == current + 1 {
             // Nobody can be more than one round ahead (certifying a round needs our
             // signature; further is refused as a step of a round that cannot exist). Kept per
-            // sender: a server's few step messages, one submission per own client.
+            // sender, as received: a server's few step messages, one submission per own
+            // client.
             match h.sender {
                 Party::Server(j) => {
                     let held = self.future.servers.entry(j).or_default();
                     if held.len() >= EARLY_PER_SERVER {
-                        return Err(Stop::bad_message(j, &env));
+                        return Err(Stop::bad_message(j, &msg));
                     }
-                    held.push(env);
+                    held.push(msg);
                     return Ok(());
                 }
                 Party::Client(c)
@@ -60,14 +62,14 @@ impl<S: ProtoSuite> Running<S> {
                         && core.clients.contains(&c)
                         && !core.excluded.contains(&c) =>
                 {
-                    if self.future.clients.get(&c).is_some_and(|prev| prev != &env) {
+                    if self.future.clients.get(&c).is_some_and(|prev| prev != &msg) {
                         core.reject(MessageError::Duplicate {
                             from: h.sender,
                             kind: h.kind.name(),
                         });
                         return Ok(());
                     }
-                    self.future.clients.insert(c, env);
+                    self.future.clients.insert(c, msg);
                     return Ok(());
                 }
                 Party::Client(_) => {}
@@ -76,15 +78,15 @@ impl<S: ProtoSuite> Running<S> {
         if !blame_kind && h.round != current {
             return unexpected(core);
         }
-        match h.kind {
-            Kind::Submission => self.on_submission(core, env),
-            Kind::Inventory => self.on_inventory(core, env),
-            Kind::Commit => self.on_commit(core, env),
-            Kind::ServerCiphertexts => self.on_server_cts(core, env),
-            Kind::OutputSignature => self.on_output_signature(core, env),
-            Kind::BlameBits => self.on_blame_bits(core, env),
-            Kind::Rebuttal => self.on_rebuttal(core, env),
-            Kind::Verdict => self.on_verdict(core, env),
+        match (h.sender, h.kind) {
+            (Party::Client(c), Kind::Submission) => self.on_submission(core, c, msg),
+            (Party::Client(c), Kind::Rebuttal) => self.on_rebuttal(core, c, msg),
+            (Party::Server(j), Kind::Inventory) => self.on_inventory(core, j, msg),
+            (Party::Server(j), Kind::Commit) => self.on_commit(core, j, msg),
+            (Party::Server(j), Kind::ServerCiphertexts) => self.on_server_cts(core, j, msg),
+            (Party::Server(j), Kind::OutputSignature) => self.on_output_signature(core, j, msg),
+            (Party::Server(j), Kind::BlameBits) => self.on_blame_bits(core, j, msg),
+            (Party::Server(j), Kind::Verdict) => self.on_verdict(core, j, msg),
             _ => unexpected(core),
         }
     }
@@ -135,19 +137,19 @@ pub(crate) fn deferrable<S: ProtoSuite>(open: &OpenSlot) -> bool {
     S::AGGREGATION.aggregates() && open.kind == SlotKind::Verifiable
 }
 
-/// Decodes the `k`-th slot ciphertext of a submission whose decoding was deferred (`None`:
-/// the client signed a malformed ciphertext, which its upstream server should have refused).
-/// Decodes slot `k`'s ciphertext from a submission envelope kept encoded (checked on receipt).
+/// Decodes slot `k`'s ciphertext of a submission from the bytes found for it on arrival
+/// (`None`: the client signed a malformed ciphertext, which its upstream server should have
+/// refused).
 pub(crate) fn client_ct<S: ProtoSuite>(
     open: &OpenSlot,
-    envelope: &[u8],
+    sub: &Submitted<S>,
     k: usize,
 ) -> Option<ClientCt<S>> {
-    let payload = Envelope::<S::G>::payload_of(envelope).ok()?;
-    let list = payloads::ByteList::decode(payload).ok()?.0;
-    SessionNets::<S>::decode_client(open, list.get(k)?)
+    SessionNets::<S>::decode_client(open, sub.slot_bytes(k)?)
 }
 
+/// Decodes the `k`-th slot ciphertext of a submission whose decoding was deferred, in place;
+/// whether it is (now) decoded.
 pub(crate) fn decode_deferred<S: ProtoSuite>(
     open: &OpenSlot,
     sub: &mut Submitted<S>,
@@ -156,7 +158,7 @@ pub(crate) fn decode_deferred<S: ProtoSuite>(
     if sub.cts.get(k).is_some_and(Option::is_some) {
         return true;
     }
-    match (client_ct::<S>(open, &sub.envelope, k), sub.cts.get_mut(k)) {
+    match (client_ct::<S>(open, sub, k), sub.cts.get_mut(k)) {
         (Some(ct), Some(slot)) => {
             *slot = Some(ct);
             true

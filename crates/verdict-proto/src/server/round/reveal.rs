@@ -16,7 +16,7 @@ use crate::slot::{
     Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput, split_payload, verify_slot,
 };
 use crate::suite::{ClientCt, Prepared, ProtoSuite, Revealed, ServerCt};
-use crate::wire::{Envelope, Kind};
+use crate::wire::Kind;
 
 impl<S: ProtoSuite> Running<S> {
     /// With every server's ciphertexts in: reveal every slot, run the full check of any
@@ -99,7 +99,7 @@ impl<S: ProtoSuite> Running<S> {
                         .forwarded
                         .get(u.index())
                         .and_then(|f| f.envelope.as_ref())
-                        .map(|e| vec![e.to_bytes()])
+                        .map(|e| vec![e.raw().clone()])
                         .unwrap_or_default();
                     *fault = Some((
                         u,
@@ -150,7 +150,7 @@ impl<S: ProtoSuite> Running<S> {
                             round: round_no,
                             slot: open.slot,
                         },
-                        fw.envelope.iter().map(Envelope::to_bytes).collect(),
+                        fw.envelope.iter().map(|e| e.raw().clone()).collect(),
                     ));
                 }
             }

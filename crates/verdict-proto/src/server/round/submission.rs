@@ -14,33 +14,43 @@ use super::{deferrable, slot_items};
 use crate::error::{MessageError, ServerFault, WireError};
 use crate::policy::{Verification, WindowPolicy};
 use crate::slot::{OpenSlot, SlotKind};
-use crate::suite::{ClientCt, ProtoSuite, SessionNets};
-use crate::wire::{Envelope, Kind, payloads};
+use crate::suite::{ProtoSuite, SessionNets};
+use crate::wire::{Envelope, Kind, Received, SharedBytes, payloads};
 
-/// Decodes a submission's slot ciphertexts; with `all = false` only those every server needs
-/// decoded (XOR slots, and every slot of a non-aggregating suite), the others are left for
-/// [`super::decode_deferred`].
+/// Decodes a client's signed submission once: where each open slot's ciphertext lies in
+/// `envelope` (`payload` is its payload, a slice of it), and the ciphertexts; with
+/// `all = false` only those every server needs decoded (XOR slots, and every slot of a
+/// non-aggregating suite), the others are left for [`super::decode_deferred`].
 pub(super) fn decode_submission<S: ProtoSuite>(
     open: &[OpenSlot],
+    envelope: SharedBytes,
     payload: &[u8],
     all: bool,
-) -> Result<Vec<Option<ClientCt<S>>>, WireError> {
+) -> Result<Submitted<S>, WireError> {
     let list = payloads::ByteList::decode(payload)?.0;
     if list.len() != open.len() {
         return Err(WireError::Invalid("number of slot ciphertexts"));
     }
-    open.iter()
-        .zip(&list)
-        .map(|(o, b)| {
-            if all || !deferrable::<S>(o) {
-                SessionNets::<S>::decode_client(o, b)
-                    .map(Some)
-                    .ok_or(WireError::Invalid("slot ciphertext"))
-            } else {
-                Ok(None)
-            }
-        })
-        .collect()
+    let mut slots = Vec::with_capacity(list.len());
+    let mut cts = Vec::with_capacity(list.len());
+    for (o, b) in open.iter().zip(&list) {
+        slots.push(
+            envelope
+                .range_of(b)
+                .ok_or(WireError::Invalid("slot ciphertext"))?,
+        );
+        cts.push(if all || !deferrable::<S>(o) {
+            let ct = SessionNets::<S>::decode_client(o, b);
+            Some(ct.ok_or(WireError::Invalid("slot ciphertext"))?)
+        } else {
+            None
+        });
+    }
+    Ok(Submitted {
+        envelope,
+        slots,
+        cts,
+    })
 }
 
 /// Whether a submission window closes now: `arrived` of `expected` clients are in, `elapsed`
@@ -66,13 +76,11 @@ impl<S: ProtoSuite> Running<S> {
     pub(super) fn on_submission<R: RngCore + CryptoRng>(
         &mut self,
         core: &mut Core<S, R>,
-        env: Envelope<S::G>,
+        c: ClientId,
+        msg: Received<S::G>,
     ) -> Result<(), Stop> {
-        let from = env.header().sender;
-        let Party::Client(c) = from else {
-            return Ok(());
-        };
-        let round = env.header().round;
+        let from = Party::Client(c);
+        let round = msg.header().round;
         if !core.clients.contains(&c) || core.excluded.contains(&c) {
             core.reject(MessageError::Unexpected {
                 from,
@@ -89,9 +97,8 @@ impl<S: ProtoSuite> Running<S> {
             });
             return Ok(());
         }
-        let bytes = env.to_bytes();
         if let Some(prev) = self.round.own.get(&c) {
-            if prev.envelope != bytes {
+            if prev.envelope != *msg.raw() {
                 core.reject(MessageError::Duplicate {
                     from,
                     kind: "submission",
@@ -99,20 +106,19 @@ impl<S: ProtoSuite> Running<S> {
             }
             return Ok(());
         }
-        let cts = match decode_submission::<S>(&self.round.open, &env.payload, true) {
-            Ok(c) => c,
+        let submitted = match decode_submission::<S>(
+            &self.round.open,
+            msg.raw().clone(),
+            msg.payload(),
+            true,
+        ) {
+            Ok(s) => s,
             Err(source) => {
                 core.reject(MessageError::Malformed { from, source });
                 return Ok(());
             }
         };
-        self.round.own.insert(
-            c,
-            Submitted {
-                envelope: bytes,
-                cts,
-            },
-        );
+        self.round.own.insert(c, submitted);
         self.check_window(core)
     }
 
@@ -147,17 +153,20 @@ impl<S: ProtoSuite> Running<S> {
             Envelope::<S::G>::from_bytes(bytes).is_ok_and(|e| e.header().round == round)
         });
         for bytes in colluding {
-            if let Ok(e) = Envelope::<S::G>::from_bytes(&bytes)
+            // Simulator adversary: listed unchecked (and undecoded: whoever needs a slot of it
+            // decodes it, as for any deferred slot).
+            if let Ok(e) = Received::<S::G>::parse(bytes.into())
                 && let Party::Client(c) = e.header().sender
             {
-                let cts = run.round.open.iter().map(|_| None).collect();
-                run.round.own.insert(
-                    c,
-                    Submitted {
-                        envelope: bytes,
-                        cts,
-                    },
-                );
+                let open = &run.round.open;
+                let mut sub = decode_submission::<S>(open, e.raw().clone(), e.payload(), false)
+                    .unwrap_or_else(|_| Submitted {
+                        envelope: e.raw().clone(),
+                        slots: Vec::new(),
+                        cts: open.iter().map(|_| None).collect(),
+                    });
+                sub.cts.iter_mut().for_each(|ct| *ct = None);
+                run.round.own.insert(c, sub);
             }
         }
         if S::AGGREGATION.aggregates() && eager {
@@ -237,8 +246,8 @@ impl<S: ProtoSuite> Running<S> {
             }
         }
         run.round.own_aggregates = aggregates;
-        let list: Vec<Vec<u8>> = run.round.own.values().map(|s| s.envelope.clone()).collect();
-        let rejected: Vec<Vec<u8>> = run
+        let list: Vec<SharedBytes> = run.round.own.values().map(|s| s.envelope.clone()).collect();
+        let rejected: Vec<SharedBytes> = run
             .round
             .own_rejected
             .iter()

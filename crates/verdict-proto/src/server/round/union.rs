@@ -4,6 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use verdict_dcnet::{ClientId, ServerId};
 
+use crate::wire::SharedBytes;
+
 /// The union of the inventories, with what it says about the servers and clients in them.
 pub(super) struct Union<T> {
     /// Each accepted client's submission, counted once.
@@ -12,7 +14,7 @@ pub(super) struct Union<T> {
     pub(super) upstream: BTreeMap<ClientId, ServerId>,
     /// Clients listed with different submissions, each with every version it signed (the
     /// evidence of its exclusion); they are in neither `accepted` nor `upstream`.
-    pub(super) doubles: BTreeMap<ClientId, Vec<Vec<u8>>>,
+    pub(super) doubles: BTreeMap<ClientId, Vec<SharedBytes>>,
     /// Per server, whether its inventory is not exactly its share of the set (a client also
     /// listed elsewhere, excluded, or double), so its aggregates cannot be used as they are.
     pub(super) recompute: Vec<bool>,
@@ -25,12 +27,12 @@ pub(super) struct Union<T> {
 pub(super) fn union_of<T>(
     inventories: Vec<Vec<(ClientId, T)>>,
     excluded: &BTreeSet<ClientId>,
-    envelope: impl Fn(&T) -> &[u8],
+    envelope: impl Fn(&T) -> &SharedBytes,
 ) -> Union<T> {
     let m = inventories.len();
     let mut accepted: BTreeMap<ClientId, T> = BTreeMap::new();
     let mut upstream = BTreeMap::new();
-    let mut doubles: BTreeMap<ClientId, Vec<Vec<u8>>> = BTreeMap::new();
+    let mut doubles: BTreeMap<ClientId, Vec<SharedBytes>> = BTreeMap::new();
     let mut recompute = vec![false; m];
     for (j, items) in inventories.into_iter().enumerate() {
         for (c, sub) in items {
@@ -42,8 +44,8 @@ pub(super) fn union_of<T>(
                 Some(prev) if envelope(prev) != envelope(&sub) => {
                     let versions = doubles
                         .entry(c)
-                        .or_insert_with(|| vec![envelope(prev).to_vec()]);
-                    versions.push(envelope(&sub).to_vec());
+                        .or_insert_with(|| vec![envelope(prev).clone()]);
+                    versions.push(envelope(&sub).clone());
                     recompute[j] = true;
                 }
                 Some(_) => recompute[j] = true,
@@ -74,11 +76,14 @@ pub(super) fn union_of<T>(
 mod tests {
     use super::*;
 
-    fn sub(c: u32, version: u8) -> (ClientId, Vec<u8>) {
-        (ClientId(c), vec![c as u8, version])
+    fn sub(c: u32, version: u8) -> (ClientId, SharedBytes) {
+        (ClientId(c), vec![c as u8, version].into())
     }
 
-    fn union(inventories: Vec<Vec<(ClientId, Vec<u8>)>>, excluded: &[u32]) -> Union<Vec<u8>> {
+    fn union(
+        inventories: Vec<Vec<(ClientId, SharedBytes)>>,
+        excluded: &[u32],
+    ) -> Union<SharedBytes> {
         let excluded = excluded.iter().map(|&c| ClientId(c)).collect();
         union_of(inventories, &excluded, |s| s)
     }
@@ -111,7 +116,8 @@ mod tests {
         );
         assert!(!u.accepted.contains_key(&ClientId(0)));
         assert!(!u.upstream.contains_key(&ClientId(0)));
-        assert_eq!(u.doubles[&ClientId(0)], [vec![0, 0], vec![0, 1]]);
+        let versions: Vec<&[u8]> = u.doubles[&ClientId(0)].iter().map(|v| &v[..]).collect();
+        assert_eq!(versions, [[0, 0], [0, 1]]);
         assert!(u.accepted.contains_key(&ClientId(1)));
         assert_eq!(u.recompute, [true, true, false]);
     }

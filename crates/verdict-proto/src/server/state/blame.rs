@@ -8,17 +8,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
 use verdict_group::Group;
 
+use super::super::stop::Stop;
 use super::missing_of;
 use crate::blame::{BlameBits, Rebuttal, open_relayed};
 use crate::config::GroupConfig;
+use crate::error::ServerFault;
 use crate::slot::Accusation;
 use crate::suite::ProtoSuite;
-use crate::wire::{Envelope, Kind};
+use crate::wire::{Kind, Received, SharedBytes};
 
 /// One server's (first) signed claims.
 pub(in crate::server) struct Claim {
     pub(in crate::server) bits: BlameBits,
-    pub(in crate::server) envelope: Vec<u8>,
+    pub(in crate::server) envelope: SharedBytes,
     pub(in crate::server) digest: [u8; 32],
 }
 
@@ -42,13 +44,13 @@ pub(crate) struct Blame<G: Group> {
     pub(in crate::server) suspects: Option<BTreeSet<ClientId>>,
     pub(in crate::server) deadline: Option<Duration>,
     /// Each suspect's "no objection" to our claims.
-    pub(in crate::server) answers: BTreeMap<ClientId, Vec<u8>>,
+    pub(in crate::server) answers: BTreeMap<ClientId, SharedBytes>,
     /// "No objection" rebuttals that arrived before the suspects were known (one per client).
-    pub(in crate::server) objections: BTreeMap<ClientId, Vec<u8>>,
+    pub(in crate::server) objections: BTreeMap<ClientId, Received<G>>,
     /// Verdicts that arrived before the suspects were known (tracked: one per server).
-    pub(in crate::server) early_verdicts: Vec<Option<Envelope<G>>>,
+    pub(in crate::server) early_verdicts: Vec<Option<Received<G>>>,
     pub(in crate::server) decided: bool,
-    pub(in crate::server) verdicts: Vec<Option<Vec<u8>>>,
+    pub(in crate::server) verdicts: Vec<Option<SharedBytes>>,
 }
 
 impl<G: Group> Blame<G> {
@@ -82,6 +84,18 @@ impl<G: Group> Blame<G> {
             .map_or((self.round, 0), |t| (t.accusation.round, t.accusation.slot))
     }
 
+    /// Server `j` signed `msg`, a message about this blame no correct server signs: the fault
+    /// `fault(round, slot)` names the first accused slot, and the message is the evidence.
+    pub(in crate::server) fn signed_wrong(
+        &self,
+        j: ServerId,
+        fault: fn(u64, u32) -> ServerFault,
+        msg: &Received<G>,
+    ) -> Stop {
+        let (round, slot) = self.first_accused();
+        Stop::fault(j, fault(round, slot), vec![msg.raw().clone()])
+    }
+
     /// The header digests of the claims we hold, in server order (what a "no objection" must
     /// list), once all are in.
     pub(in crate::server) fn digests(&self) -> Option<Vec<[u8; 32]>> {
@@ -91,18 +105,26 @@ impl<G: Group> Blame<G> {
             .collect()
     }
 
-    /// Whether `env` is a suspect's signed "no objection" to exactly our claims.
-    pub(in crate::server) fn is_answer<S: ProtoSuite<G = G>>(
+    /// Whether `rebuttal`, relayed in a verdict, is a suspect's signed "no objection" to
+    /// exactly our claims.
+    pub(in crate::server) fn is_relayed_answer<S: ProtoSuite<G = G>>(
         &self,
         config: &GroupConfig<S>,
         session: &SessionId,
-        env: &[u8],
+        rebuttal: &SharedBytes,
     ) -> Option<ClientId> {
-        let e = open_relayed(config, session, Kind::Rebuttal, env)?;
-        let Party::Client(c) = e.header().sender else {
+        let msg = open_relayed(config, session, Kind::Rebuttal, rebuttal.clone())?;
+        self.is_answer(&msg)
+    }
+
+    /// Whether `rebuttal` (verified: a suspect's own, or a relayed one opened) is a suspect's
+    /// "no objection" to exactly our claims.
+    pub(in crate::server) fn is_answer(&self, rebuttal: &Received<G>) -> Option<ClientId> {
+        let Party::Client(c) = rebuttal.header().sender else {
             return None;
         };
-        let Ok(Rebuttal::NoObjection { round, digests }) = Rebuttal::from_bytes(&e.payload) else {
+        let Ok(Rebuttal::NoObjection { round, digests }) = Rebuttal::from_bytes(rebuttal.payload())
+        else {
             return None;
         };
         let suspect = self.suspects.as_ref()?.contains(&c);
@@ -112,8 +134,8 @@ impl<G: Group> Blame<G> {
 
 /// Blame messages that arrived before this server started their blame.
 pub(crate) struct EarlyBlame<G: Group> {
-    pub(in crate::server) from_servers: BTreeMap<ServerId, Vec<Envelope<G>>>,
-    pub(in crate::server) objections: BTreeMap<ClientId, Envelope<G>>,
+    pub(in crate::server) from_servers: BTreeMap<ServerId, Vec<Received<G>>>,
+    pub(in crate::server) objections: BTreeMap<ClientId, Received<G>>,
 }
 
 impl<G: Group> Default for EarlyBlame<G> {

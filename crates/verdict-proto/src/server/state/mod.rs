@@ -2,6 +2,7 @@
 //! blame), or halted. Each holds only the data of its stage; [`super::Server`]'s router is the
 //! one place that matches on it.
 
+use core::ops::Range;
 use core::time::Duration;
 use std::collections::BTreeMap;
 
@@ -13,7 +14,7 @@ use crate::schedule::Schedule;
 use crate::setup::SetupLog;
 use crate::slot::{Accusation, OpenSlot, RoundResult, SlotOutput};
 use crate::suite::{ClientCt, Prepared, ProtoSuite, ServerCt, ServerSecrets, SessionNets};
-use crate::wire::Envelope;
+use crate::wire::{Received, SharedBytes};
 
 mod blame;
 
@@ -30,7 +31,7 @@ pub(super) enum State<S: ProtoSuite> {
 /// disputes, shuffle, decryptions).
 pub(super) struct SetupState<S: ProtoSuite> {
     pub(super) log: SetupLog<S>,
-    pub(super) own: BTreeMap<ClientId, Vec<u8>>,
+    pub(super) own: BTreeMap<ClientId, SharedBytes>,
     /// When the set-up window opened (the server's start) and when its fraction was reached.
     pub(super) opened_at: Duration,
     pub(super) fraction_at: Option<Duration>,
@@ -75,24 +76,35 @@ pub(super) enum RoundStep {
     Signatures,
 }
 
-/// One client's accepted submission.
+/// One client's accepted submission, decoded once on arrival.
 pub(super) struct Submitted<S: ProtoSuite> {
-    pub(super) envelope: Vec<u8>,
+    /// The client's signed submission as it arrived (from the client, or inside its server's
+    /// inventory, of whose bytes it is then a view).
+    pub(super) envelope: SharedBytes,
+    /// Where each open slot's ciphertext lies in `envelope`: what deferred decoding and blame
+    /// decode from, without parsing the submission again.
+    pub(super) slots: Vec<Range<usize>>,
     /// The decoded ciphertext per open slot. `None` where decoding is deferred: a verifiable
     /// slot of another server's client under an aggregating suite, decoded only if the slot
     /// fails to reveal.
     pub(super) cts: Vec<Option<ClientCt<S>>>,
 }
 
+impl<S: ProtoSuite> Submitted<S> {
+    /// The bytes of the `k`-th open slot's ciphertext.
+    pub(super) fn slot_bytes(&self, k: usize) -> Option<&[u8]> {
+        self.envelope.get(self.slots.get(k)?.clone())
+    }
+}
+
 /// A client submission a server rejected for an invalid proof: client, first invalid slot,
 /// its signed submission.
-pub(super) type Rejected = (ClientId, u32, Vec<u8>);
+pub(super) type Rejected = (ClientId, u32, SharedBytes);
 
 /// One server's inventory.
 pub(super) struct Inventory<S: ProtoSuite> {
-    /// The server's signed inventory message: evidence against it (kept decoded; encoded only
-    /// when it becomes evidence).
-    pub(super) envelope: Option<Envelope<S::G>>,
+    /// The server's signed inventory message as received: evidence against it.
+    pub(super) envelope: Option<Received<S::G>>,
     /// The submissions it accepted.
     pub(super) items: Vec<(ClientId, Submitted<S>)>,
     /// The submissions it rejected (each rejection checked on receipt).
@@ -104,7 +116,7 @@ pub(super) struct Inventory<S: ProtoSuite> {
 
 /// What a round keeps of one server's inventory once the accepted set is known.
 pub(super) struct Forwarded<S: ProtoSuite> {
-    pub(super) envelope: Option<Envelope<S::G>>,
+    pub(super) envelope: Option<Received<S::G>>,
     /// The per-slot aggregates the reveal uses for this server's clients.
     pub(super) aggregates: Vec<Option<S::Aggregate>>,
     /// Whether `aggregates` are the server's own (to be checked if a slot fails) rather than
@@ -112,8 +124,8 @@ pub(super) struct Forwarded<S: ProtoSuite> {
     pub(super) as_forwarded: bool,
 }
 
-/// A server's ciphertexts message (signed envelope) and the decoded ciphertexts.
-pub(super) type SignedServerCts<S> = (Vec<u8>, Vec<ServerCt<S>>);
+/// A server's ciphertexts message (signed envelope, as received) and the decoded ciphertexts.
+pub(super) type SignedServerCts<S> = (SharedBytes, Vec<ServerCt<S>>);
 
 /// A round's state.
 pub(super) struct Round<S: ProtoSuite> {
@@ -132,15 +144,15 @@ pub(super) struct Round<S: ProtoSuite> {
     /// The server whose inventory each accepted client's submission is counted from.
     pub(super) upstream: BTreeMap<ClientId, ServerId>,
     pub(super) forwarded: Vec<Forwarded<S>>,
-    pub(super) excluded_now: Vec<(ClientId, ExclusionReason, Vec<Vec<u8>>)>,
+    pub(super) excluded_now: Vec<(ClientId, ExclusionReason, Vec<SharedBytes>)>,
     pub(super) my_cts: Option<Vec<u8>>,
     pub(super) commits: Vec<Option<[u8; 32]>>,
     pub(super) server_cts: Vec<Option<SignedServerCts<S>>>,
     /// Server ciphertexts of faster servers that arrived before we knew `S` (one per server).
-    pub(super) early_cts: Vec<Option<Envelope<S::G>>>,
+    pub(super) early_cts: Vec<Option<Received<S::G>>>,
     pub(super) result: Option<(RoundResult, Vec<u8>)>,
     pub(super) accusations: Vec<Accusation>,
-    pub(super) signatures: Vec<Option<Vec<u8>>>,
+    pub(super) signatures: Vec<Option<Received<S::G>>>,
 }
 
 impl<S: ProtoSuite> Round<S> {
@@ -160,12 +172,13 @@ pub(super) struct Archived<S: ProtoSuite> {
     pub(super) server_cts: Vec<SignedServerCts<S>>,
 }
 
-/// Verified messages that arrived early, kept per sender and bounded: a correct server sends a
+/// Verified messages that arrived early, kept as received (never verified or decoded again),
+/// per sender and bounded: a correct server sends a
 /// handful of step messages per round and a client one submission, so one peer can never fill
 /// a buffer another's messages need (the review's flooding attack).
 pub(super) struct Early<G: Group> {
-    pub(super) servers: BTreeMap<ServerId, Vec<Envelope<G>>>,
-    pub(super) clients: BTreeMap<ClientId, Envelope<G>>,
+    pub(super) servers: BTreeMap<ServerId, Vec<Received<G>>>,
+    pub(super) clients: BTreeMap<ClientId, Received<G>>,
 }
 
 impl<G: Group> Default for Early<G> {
@@ -184,7 +197,7 @@ impl<G: Group> Early<G> {
     }
 
     /// Everything, servers' first, each sender's in arrival order.
-    pub(super) fn drain(self) -> impl Iterator<Item = Envelope<G>> {
+    pub(super) fn drain(self) -> impl Iterator<Item = Received<G>> {
         self.servers
             .into_values()
             .flatten()
