@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 mod dcnet;
 mod group;
 mod nizk;
+pub mod session;
 mod shuffle;
 mod transcript;
 
@@ -80,6 +81,7 @@ pub fn generate_all() -> Vec<VectorFile> {
             40,
             "verdict-dcnet XOR suite (DH over ristretto255), 40-byte slots",
         ),
+        session::file("protocol-session-hybrid.json"),
     ]
 }
 

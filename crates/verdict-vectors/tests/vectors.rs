@@ -14,6 +14,8 @@ use verdict_nizk::{
     VerifyingKey,
 };
 use verdict_shuffle::{CiphertextList, ProofContext, ShuffleProof, ShuffleStatement};
+mod session;
+
 use verdict_vectors::{decode_error_name, embed_error_name, frame_error_name, generate_all};
 
 fn dir() -> PathBuf {
