@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 mod dcnet;
 mod group;
 mod nizk;
+mod recorded;
 pub mod session;
 mod shuffle;
 mod transcript;

@@ -14,6 +14,7 @@ use verdict_nizk::{
     VerifyingKey,
 };
 use verdict_shuffle::{CiphertextList, ProofContext, ShuffleProof, ShuffleStatement};
+mod recorded;
 mod session;
 
 use verdict_vectors::{decode_error_name, embed_error_name, frame_error_name, generate_all};
@@ -338,6 +339,9 @@ fn check_nizk_file<G: Group>(name: &str) {
             other => panic!("unknown group {other}"),
         };
         assert_eq!(ok, is_valid(&c), "{name} #{}: {}", c["id"], c["comment"]);
+        if is_valid(&c) {
+            check_nizk_intermediates::<G>(name, &group, &c);
+        }
     }
     for k in [
         "schnorr",
@@ -348,6 +352,33 @@ fn check_nizk_file<G: Group>(name: &str) {
         "key-registration",
     ] {
         assert!(kinds.contains(k), "{name}: no {k} vectors");
+    }
+}
+
+/// A valid proof's or signature's `transcript_events` re-derive (and, for `R ‖ s` layouts,
+/// reproduce the proof from the nonce).
+fn check_nizk_intermediates<G: Group>(name: &str, group: &str, c: &Value) {
+    let what = format!("{name} #{}", c["id"]);
+    let im = &c["intermediates"];
+    let inp = &c["inputs"];
+    match group {
+        "signatures" => recorded::check_schnorr::<G>(
+            &im["transcript_events"],
+            &unhex(&im["secret"]),
+            &unhex(&inp["signature"]),
+            &what,
+        ),
+        _ => match inp["kind"].as_str().unwrap() {
+            "schnorr" | "key-registration" => recorded::check_schnorr::<G>(
+                &im["transcript_events"],
+                &unhex(&im["witness"][0]),
+                &unhex(&inp["proof"]),
+                &what,
+            ),
+            _ => {
+                recorded::check_events::<G>(&im["transcript_events"], &what);
+            }
+        },
     }
 }
 
