@@ -15,6 +15,7 @@ use verdict_nizk::{
 };
 use verdict_shuffle::{CiphertextList, ProofContext, ShuffleProof, ShuffleStatement};
 mod recorded;
+mod secrets;
 mod session;
 
 use verdict_vectors::{decode_error_name, embed_error_name, frame_error_name, generate_all};
@@ -445,7 +446,7 @@ mod dcnet {
         Ciphersuite, ClientId, DcError, HashingGenerator, PreparedSlot, Roster, ServerId, Session,
         SessionId, SlotRound, Verifiable, Xor,
     };
-    use verdict_group::{P256, Ristretto255};
+    use verdict_group::{Group, P256, Ristretto255};
     use verdict_nizk::Signature;
     use verdict_vectors::dc_error_name;
 
@@ -677,7 +678,7 @@ mod dcnet {
     /// without a message it is all zero, with one it is `len ‖ message ‖ zero padding ‖ σ`,
     /// `signed_message` ends with the frame's `len ‖ message` and `σ` verifies on it under the
     /// slot's pseudonym key.
-    fn check_xor_frame(f: &File<Xor<Ristretto255>>, c: &Value) {
+    fn check_xor_frame<G: Group>(f: &File<Xor<G>>, c: &Value) {
         let (inp, mid) = (&c["inputs"], &c["intermediates"]);
         let what = format!("{} #{}", f.name, c["id"]);
         let frame = unhex(&mid["revealed_frame"]);
@@ -703,7 +704,7 @@ mod dcnet {
             signed.ends_with(body),
             "{what}: signed_message ends with len ‖ message"
         );
-        let sig = Signature::<Ristretto255>::from_bytes(&frame[4 + len..]).expect("signature");
+        let sig = Signature::<G>::from_bytes(&frame[4 + len..]).expect("signature");
         let key = f
             .session
             .roster()
@@ -713,18 +714,21 @@ mod dcnet {
             .expect("the frame signature verifies on signed_message");
     }
 
-    fn check_xor(name: &str) {
-        type X = Xor<Ristretto255>;
-        let f = file::<X>(name);
+    fn check_xor<G: Group>(name: &str) {
+        let f = file::<Xor<G>>(name);
         let mut negatives = 0;
         for (group, c) in &f.cases {
             let inp = &c["inputs"];
             let id = &c["id"];
             match group.as_str() {
-                "session" => assert!(is_valid(c)),
+                "session" => {
+                    assert!(is_valid(c));
+                    super::secrets::check_xor_secrets::<G>(&f.session, c);
+                }
                 "rounds" => {
                     check_round(&f, c, |_, _, _| {});
                     check_xor_frame(&f, c);
+                    super::secrets::check_xor_pads::<G>(&f.session, &f.cases[0].1, c);
                 }
                 "reveals" => {
                     assert!(!is_valid(c), "{name} #{id}");
@@ -741,15 +745,15 @@ mod dcnet {
                             } else {
                                 base_client(base, *i)
                             };
-                            X::decode_client_ciphertext(slot.len(), &b)
+                            Xor::<G>::decode_client_ciphertext(slot.len(), &b)
                         })
                         .collect();
                     let err: DcError = match decoded {
                         Err(e) => e.into(),
                         Ok(cts) => {
-                            let ds = servers::<X>(&base["inputs"], slot.len());
+                            let ds = servers::<Xor<G>>(&base["inputs"], slot.len());
                             let s: Vec<_> = accepted.iter().copied().zip(&cts).collect();
-                            X::reveal(&f.session, &slot, &s, &ds.iter().collect::<Vec<_>>())
+                            Xor::<G>::reveal(&f.session, &slot, &s, &ds.iter().collect::<Vec<_>>())
                                 .expect_err("rejected")
                         }
                     };
@@ -772,6 +776,7 @@ mod dcnet {
     #[test]
     fn elgamal_vectors_verify() {
         check_verifiable::<ElGamal<Ristretto255>>("dcnet-elgamal-ristretto255.json");
+        check_verifiable::<ElGamal<P256>>("dcnet-elgamal-p256.json");
     }
 
     #[test]
@@ -781,6 +786,7 @@ mod dcnet {
 
     #[test]
     fn xor_vectors_verify() {
-        check_xor("dcnet-xor-ristretto255.json");
+        check_xor::<Ristretto255>("dcnet-xor-ristretto255.json");
+        check_xor::<P256>("dcnet-xor-p256.json");
     }
 }
