@@ -233,9 +233,26 @@ fn transcript_vectors_verify() {
                     let s = t.challenge_scalar::<Ristretto255>(label);
                     outputs.push(hex::encode(s.to_bytes()));
                 }
+                "challenge_scalar_p256" => {
+                    let s = t.challenge_scalar::<P256>(label);
+                    outputs.push(hex::encode(s.to_bytes()));
+                }
+                "challenge_scalars_ristretto255" => {
+                    let n = op["count"].as_u64().unwrap() as usize;
+                    for s in t.challenge_scalars::<Ristretto255>(label, n) {
+                        outputs.push(hex::encode(s.to_bytes()));
+                    }
+                }
+                "challenge_scalars_p256" => {
+                    let n = op["count"].as_u64().unwrap() as usize;
+                    for s in t.challenge_scalars::<P256>(label, n) {
+                        outputs.push(hex::encode(s.to_bytes()));
+                    }
+                }
                 other => panic!("unknown op {other}"),
             }
         }
+        recorded::check_transcript_case(&c);
         assert_eq!(
             Value::from(outputs),
             c["expected"]["outputs"],

@@ -102,3 +102,35 @@ pub(crate) fn check_schnorr<G: Group>(events: &Value, secret: &[u8], proof: &[u8
         "{what}: s = k + c·x"
     );
 }
+
+/// A `transcript.json` case: every challenge event's output is blake3's over its `absorbed`;
+/// its absorbed stream is the previous one, the operations in between and this challenge's
+/// frame; and the bytes after each ratchet are the case's outputs (challenge bytes as they
+/// are, scalar challenges before their reduction — so only their count is compared).
+pub(crate) fn check_transcript_case(c: &Value) {
+    let events = c["intermediates"]["transcript_events"]
+        .as_array()
+        .expect("transcript_events");
+    let mut previous: Vec<u8> = Vec::new();
+    for e in events {
+        assert_eq!(e["event"], "challenge", "#{}", c["id"]);
+        let absorbed = unhex(&e["absorbed"]);
+        let out = unhex(&e["output"]);
+        assert_eq!(xof(&absorbed, out.len()), out, "#{}: challenge output", c["id"]);
+        assert!(absorbed.starts_with(&previous), "#{}: the state only grows", c["id"]);
+        previous = absorbed;
+        // The ratchet frame that follows: op 0x03, label "ratchet", the 32 ratchet bytes.
+        previous.push(0x03);
+        previous.extend_from_slice(&7u64.to_le_bytes());
+        previous.extend_from_slice(b"ratchet");
+        previous.extend_from_slice(&32u64.to_le_bytes());
+        previous.extend_from_slice(&out[..32]);
+    }
+    let challenges = c["inputs"]["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["op"].as_str().unwrap().starts_with("challenge"))
+        .count();
+    assert_eq!(events.len(), challenges, "#{}: one event per challenge", c["id"]);
+}
