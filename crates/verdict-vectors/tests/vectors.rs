@@ -445,6 +445,11 @@ fn shuffle_vectors_verify() {
             c["comment"]
         );
         assert_eq!(each, batched, "{name} #{}: verifiers disagree", c["id"]);
+        if is_valid(&c) {
+            let what = format!("{name} #{}", c["id"]);
+            let events = &c["intermediates"]["transcript_events"];
+            assert!(recorded::check_challenge_outputs(events, &what) > 0, "{what}");
+        }
     }
 }
 

@@ -134,3 +134,17 @@ pub(crate) fn check_transcript_case(c: &Value) {
         .count();
     assert_eq!(events.len(), challenges, "#{}: one event per challenge", c["id"]);
 }
+
+/// Every challenge event's output is blake3's over its `absorbed`, and the states only grow
+/// (returns the number of challenges).
+pub(crate) fn check_challenge_outputs(events: &Value, what: &str) -> usize {
+    let mut count = 0;
+    for e in events.as_array().expect("transcript_events") {
+        if e["event"] == "challenge" {
+            let out = unhex(&e["output"]);
+            assert_eq!(xof(&unhex(&e["absorbed"]), out.len()), out, "{what}: challenge");
+            count += 1;
+        }
+    }
+    count
+}
