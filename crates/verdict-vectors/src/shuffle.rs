@@ -37,8 +37,7 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
             inputs: &inputs,
             outputs: &outputs,
         };
-        let (proof, events) =
-            recorded(|| verdict_shuffle::prove(&ctx, &st, &witness, &mut rng));
+        let (proof, events) = recorded(|| verdict_shuffle::prove(&ctx, &st, &witness, &mut rng));
         let Ok(proof) = proof else {
             continue;
         };

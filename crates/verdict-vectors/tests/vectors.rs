@@ -448,7 +448,10 @@ fn shuffle_vectors_verify() {
         if is_valid(&c) {
             let what = format!("{name} #{}", c["id"]);
             let events = &c["intermediates"]["transcript_events"];
-            assert!(recorded::check_challenge_outputs(events, &what) > 0, "{what}");
+            assert!(
+                recorded::check_challenge_outputs(events, &what) > 0,
+                "{what}"
+            );
         }
     }
 }

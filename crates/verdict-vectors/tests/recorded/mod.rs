@@ -116,8 +116,17 @@ pub(crate) fn check_transcript_case(c: &Value) {
         assert_eq!(e["event"], "challenge", "#{}", c["id"]);
         let absorbed = unhex(&e["absorbed"]);
         let out = unhex(&e["output"]);
-        assert_eq!(xof(&absorbed, out.len()), out, "#{}: challenge output", c["id"]);
-        assert!(absorbed.starts_with(&previous), "#{}: the state only grows", c["id"]);
+        assert_eq!(
+            xof(&absorbed, out.len()),
+            out,
+            "#{}: challenge output",
+            c["id"]
+        );
+        assert!(
+            absorbed.starts_with(&previous),
+            "#{}: the state only grows",
+            c["id"]
+        );
         previous = absorbed;
         // The ratchet frame that follows: op 0x03, label "ratchet", the 32 ratchet bytes.
         previous.push(0x03);
@@ -132,7 +141,12 @@ pub(crate) fn check_transcript_case(c: &Value) {
         .iter()
         .filter(|o| o["op"].as_str().unwrap().starts_with("challenge"))
         .count();
-    assert_eq!(events.len(), challenges, "#{}: one event per challenge", c["id"]);
+    assert_eq!(
+        events.len(),
+        challenges,
+        "#{}: one event per challenge",
+        c["id"]
+    );
 }
 
 /// Every challenge event's output is blake3's over its `absorbed`, and the states only grow
@@ -142,7 +156,11 @@ pub(crate) fn check_challenge_outputs(events: &Value, what: &str) -> usize {
     for e in events.as_array().expect("transcript_events") {
         if e["event"] == "challenge" {
             let out = unhex(&e["output"]);
-            assert_eq!(xof(&unhex(&e["absorbed"]), out.len()), out, "{what}: challenge");
+            assert_eq!(
+                xof(&unhex(&e["absorbed"]), out.len()),
+                out,
+                "{what}: challenge"
+            );
             count += 1;
         }
     }
