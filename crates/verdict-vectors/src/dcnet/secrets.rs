@@ -65,7 +65,7 @@ pub(crate) fn hg_secrets<G: MessageGroup>(w: &World<HashingGenerator<G>>) -> Val
             input.extend_from_slice(&(i as u32).to_le_bytes());
             input.extend_from_slice(&(j as u32).to_le_bytes());
             let s: G::Scalar = verdict_group::hash::hash_to_scalar(HG_PAIR_SECRET_DST, &input);
-            sigma = sigma + s;
+            sigma += s;
             pairs.push(json!({
                 "client": i, "server": j, "dh": hx(&dh),
                 "pair_secret_input": hx(&input), "s_ij": hx(s.to_bytes()),

@@ -147,14 +147,24 @@ pub(crate) fn party_json(p: Party) -> Value {
     }
 }
 
+/// Every server's and client's state machine.
+type Machines = (
+    Vec<Server<SessionSuite, ChaCha20Rng>>,
+    Vec<Client<SessionSuite, ChaCha20Rng>>,
+);
+
+/// A finished run: the configuration, every member's keys (servers first), the driver.
+type Run = (
+    GroupConfig<SessionSuite>,
+    Vec<SecretKeys<Ristretto255>>,
+    Net<SessionSuite>,
+);
+
 /// Builds the group's fresh state machines from the documented seeds.
 fn machines(
     config: &GroupConfig<SessionSuite>,
     keys: &[SecretKeys<Ristretto255>],
-) -> Option<(
-    Vec<Server<SessionSuite, ChaCha20Rng>>,
-    Vec<Client<SessionSuite, ChaCha20Rng>>,
-)> {
+) -> Option<Machines> {
     let servers = (0..M)
         .map(|j| {
             let id = ServerId(j as u32);
@@ -177,11 +187,7 @@ fn machines(
 }
 
 /// Runs the session.
-fn run() -> Option<(
-    GroupConfig<SessionSuite>,
-    Vec<SecretKeys<Ristretto255>>,
-    Net<SessionSuite>,
-)> {
+fn run() -> Option<Run> {
     let (config, keys) = group_config()?;
     let (servers, clients) = machines(&config, &keys)?;
     let jammer = Jammer {

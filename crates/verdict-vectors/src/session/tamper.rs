@@ -141,6 +141,10 @@ fn find(trace: &[Input], kind: Kind, from: Option<Party>, to: Option<Party>) -> 
     })
 }
 
+/// One tampered envelope: (step, transport sender, `"instead"` | `"after"`, bytes, comment,
+/// flag).
+type Variant = (usize, Party, &'static str, Vec<u8>, String, &'static str);
+
 /// The tampered cases.
 pub(super) fn cases(
     config: &GroupConfig<SessionSuite>,
@@ -172,8 +176,7 @@ pub(super) fn cases(
                 .to_bytes()
             })
         };
-    // (step, transport sender, "instead" | "after", tampered bytes, comment, flag)
-    let mut variants: Vec<(usize, Party, &'static str, Vec<u8>, String, &'static str)> = Vec::new();
+    let mut variants: Vec<Variant> = Vec::new();
     let inventory = find(trace, Kind::Inventory, Some(s0), Some(s1));
     let submission = find(trace, Kind::Submission, Some(c0), Some(s0));
     let output = find(trace, Kind::RoundOutput, Some(s0), Some(c0));

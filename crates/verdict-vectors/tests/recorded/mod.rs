@@ -104,9 +104,8 @@ pub(crate) fn check_schnorr<G: Group>(events: &Value, secret: &[u8], proof: &[u8
 }
 
 /// A `transcript.json` case: every challenge event's output is blake3's over its `absorbed`;
-/// its absorbed stream is the previous one, the operations in between and this challenge's
-/// frame; and the bytes after each ratchet are the case's outputs (challenge bytes as they
-/// are, scalar challenges before their reduction — so only their count is compared).
+/// each absorbed stream extends the previous one and its ratchet frame; there is one event per
+/// challenge operation.
 pub(crate) fn check_transcript_case(c: &Value) {
     let events = c["intermediates"]["transcript_events"]
         .as_array()

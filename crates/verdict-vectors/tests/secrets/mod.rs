@@ -90,7 +90,7 @@ pub(crate) fn check_hg_file<G: MessageGroup>(name: &str) {
                 "{name}: K_{i}{j} is in the pair's set-up messages"
             );
         }
-        sigma[i] = sigma[i] + s;
+        sigma[i] += s;
     }
     for (i, s) in sigma.iter().enumerate() {
         assert_eq!(
