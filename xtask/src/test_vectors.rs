@@ -42,6 +42,14 @@ pub(crate) fn run(root: &Path, args: &Args) -> bool {
                 }
             }
         }
+        // A vector file the generator no longer writes is stale too (a renamed or removed
+        // family would otherwise linger, unchecked, next to the real ones).
+        for name in json_files(&dir) {
+            if !files.iter().any(|f| f.name == name) {
+                eprintln!("test-vectors/{name}: not written by the generator (stale?)");
+                ok = false;
+            }
+        }
         if ok {
             eprintln!("{} vector files are up to date", files.len());
         } else {
@@ -62,4 +70,18 @@ pub(crate) fn run(root: &Path, args: &Args) -> bool {
         eprintln!("wrote {}", path.display());
     }
     true
+}
+
+/// The `*.json` file names in `dir` (the README and anything else are not vectors).
+fn json_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| n.ends_with(".json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }

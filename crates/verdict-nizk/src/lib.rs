@@ -5,6 +5,8 @@ pub mod context;
 pub mod encoded;
 pub mod error;
 pub mod or;
+#[cfg(feature = "vectors")]
+pub mod recording;
 pub mod relation;
 pub mod sig;
 pub mod statements;

@@ -148,6 +148,11 @@ impl<'a, G: Group, H: Group<Scalar = G::Scalar>> Or<'a, G, H> {
         );
         let mut challenges: Vec<G::Scalar> = (0..n).map(|_| G::Scalar::random(&mut wrng)).collect();
         drop(wrng);
+        #[cfg(feature = "vectors")]
+        {
+            crate::recording::scalars("or-nonces", &nonces.concat());
+            crate::recording::scalars("or-simulated-challenges", &challenges);
+        }
 
         let zero = G::Scalar::zero();
         let mut proofs: Vec<Proof<G, H>> = forms

@@ -368,6 +368,8 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> LinearForm<G, H> {
                     .collect::<Vec<_>>(),
             )
         };
+        #[cfg(feature = "vectors")]
+        crate::recording::scalars("nonces", &nonces);
         let mut proof = self.commit(&nonces, None);
         proof.absorb_commitments(t);
         let c = t.challenge_scalar::<G>(b"challenge");

@@ -144,6 +144,8 @@ impl<G: Group> SigningKey<G> {
         key_bytes.as_mut().zeroize();
         let mut k = G::Scalar::random(&mut wrng);
         drop(wrng);
+        #[cfg(feature = "vectors")]
+        crate::recording::scalars("signature-nonce", core::slice::from_ref(&k));
         let r = Encoded::new(G::mul_generator(&k));
         t.append_encoded(b"nonce-commitment", core::slice::from_ref(&r));
         let c = t.challenge_scalar::<G>(b"challenge");

@@ -34,6 +34,9 @@ pub struct Transcript {
     /// Framed bytes not yet fed to `state` (one `update` per squeeze instead of one per field:
     /// the hashed byte stream is the same).
     pending: Vec<u8>,
+    /// Every byte fed to `state`, kept only inside a [`crate::recording::record`] call.
+    #[cfg(feature = "vectors")]
+    log: Option<Vec<u8>>,
 }
 
 /// Flush threshold for `pending`.
@@ -51,6 +54,8 @@ impl Transcript {
         let mut t = Self {
             state: blake3::Hasher::new_derive_key(TRANSCRIPT_DOMAIN),
             pending: Vec::with_capacity(1024),
+            #[cfg(feature = "vectors")]
+            log: crate::recording::active().then(Vec::new),
         };
         t.frame(OP_PROTOCOL, b"protocol", &[protocol_label]);
         t
@@ -59,12 +64,18 @@ impl Transcript {
     fn frame(&mut self, op: u8, label: &[u8], parts: &[&[u8]]) {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         let buf = &mut self.pending;
+        #[cfg(feature = "vectors")]
+        let start = buf.len();
         buf.push(op);
         buf.extend_from_slice(&(label.len() as u64).to_le_bytes());
         buf.extend_from_slice(label);
         buf.extend_from_slice(&(len as u64).to_le_bytes());
         for p in parts {
             buf.extend_from_slice(p);
+        }
+        #[cfg(feature = "vectors")]
+        if let Some(log) = self.log.as_mut() {
+            log.extend_from_slice(&buf[start..]);
         }
         if buf.len() >= PENDING_LIMIT {
             self.flush();
@@ -124,7 +135,21 @@ impl Transcript {
         let mut ratchet = [0u8; 32];
         reader.fill(&mut ratchet);
         reader.fill(dest);
+        #[cfg(feature = "vectors")]
+        self.record_challenge(label, &[&ratchet, dest]);
         self.frame(OP_RATCHET, b"ratchet", &[&ratchet]);
+    }
+
+    /// Reports a challenge to the running recording (feature `vectors`).
+    #[cfg(feature = "vectors")]
+    fn record_challenge(&self, label: &[u8], output: &[&[u8]]) {
+        if let Some(log) = &self.log {
+            crate::recording::push(crate::recording::Record::Challenge {
+                label: label.to_vec(),
+                absorbed: log.clone(),
+                output: output.concat(),
+            });
+        }
     }
 
     /// A challenge scalar: 64 challenge bytes reduced modulo the group order (wide reduction,
@@ -147,12 +172,18 @@ impl Transcript {
         let mut ratchet = [0u8; 32];
         reader.fill(&mut ratchet);
         let mut wide = [0u8; 64];
+        #[cfg(feature = "vectors")]
+        let mut read = ratchet.to_vec();
         let out = (0..n)
             .map(|_| {
                 reader.fill(&mut wide);
+                #[cfg(feature = "vectors")]
+                read.extend_from_slice(&wide);
                 G::Scalar::from_uniform_bytes(&wide)
             })
             .collect();
+        #[cfg(feature = "vectors")]
+        self.record_challenge(label, &[&read]);
         self.frame(OP_RATCHET, b"ratchet", &[&ratchet]);
         out
     }
@@ -179,6 +210,14 @@ impl Transcript {
         let mut entropy = [0u8; 32];
         rng.fill_bytes(&mut entropy);
         fork.frame(OP_RNG, b"rng", &[&entropy]);
+        #[cfg(feature = "vectors")]
+        if let Some(log) = fork.log.take() {
+            crate::recording::push(crate::recording::Record::ProverRng {
+                label: witness_label.to_vec(),
+                absorbed: log,
+                entropy,
+            });
+        }
         entropy.zeroize();
         fork.state.update(&fork.pending);
         fork.pending.zeroize();

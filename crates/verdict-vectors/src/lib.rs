@@ -5,6 +5,8 @@ use serde_json::{Value, json};
 mod dcnet;
 mod group;
 mod nizk;
+mod recorded;
+pub mod session;
 mod shuffle;
 mod transcript;
 
@@ -58,28 +60,48 @@ pub fn generate_all() -> Vec<VectorFile> {
             "dcnet-hashing-generator-ristretto255.json",
             40,
             "verdict-dcnet hashing-generator suite over ristretto255, 40-byte slots",
+            dcnet::hg_secrets,
         ),
         dcnet::file::<HashingGenerator<P256>>(
             "dcnet-hashing-generator-p256.json",
             40,
             "verdict-dcnet hashing-generator suite over P-256, 40-byte slots",
+            dcnet::hg_secrets,
         ),
         dcnet::file::<ElGamal<Ristretto255>>(
             "dcnet-elgamal-ristretto255.json",
             40,
             "verdict-dcnet ElGamal-style suite over ristretto255, 40-byte slots",
+            dcnet::no_secrets,
+        ),
+        dcnet::file::<ElGamal<P256>>(
+            "dcnet-elgamal-p256.json",
+            40,
+            "verdict-dcnet ElGamal-style suite over P-256, 40-byte slots",
+            dcnet::no_secrets,
         ),
         dcnet::file::<Pairing<Chunk16>>(
             "dcnet-pairing-chunk16-bls12-381.json",
             2,
             "verdict-dcnet pairing suite on BLS12-381 (16-bit GT chunks), 2-byte slots \
              (3 GT elements)",
+            dcnet::no_secrets,
         ),
         dcnet::xor_file::<Xor<Ristretto255>>(
             "dcnet-xor-ristretto255.json",
             40,
             "verdict-dcnet XOR suite (DH over ristretto255), 40-byte slots",
+            dcnet::xor_secrets,
+            dcnet::xor_pads,
         ),
+        dcnet::xor_file::<Xor<P256>>(
+            "dcnet-xor-p256.json",
+            40,
+            "verdict-dcnet XOR suite (DH over P-256), 40-byte slots",
+            dcnet::xor_secrets,
+            dcnet::xor_pads,
+        ),
+        session::file("protocol-session-hybrid.json"),
     ]
 }
 

@@ -10,6 +10,7 @@ use verdict_nizk::{
 };
 
 use super::{Case, Cases, VectorFile, hx, rng};
+use crate::recorded::recorded;
 
 /// The `purpose` of every vector's context.
 pub const PURPOSE: &[u8] = b"verdict/test-vectors/nizk";
@@ -44,6 +45,7 @@ fn with_negatives(
     statement: Value,
     proof: Vec<u8>,
     witness: Value,
+    events: Value,
     out: &mut Vec<Case>,
 ) {
     let input = |round, slot, sender, proof: &[u8]| json!({ "kind": kind, "context": ctx_json(round, slot, sender), "statement": statement, "proof": hx(proof) });
@@ -53,7 +55,7 @@ fn with_negatives(
             input(ROUND, SLOT, SENDER, &proof),
             json!({}),
         )
-        .intermediates(json!({ "witness": witness })),
+        .intermediates(json!({ "witness": witness, "transcript_events": events })),
     );
     let mut tampered = proof.clone();
     if let Some(b) = tampered.first_mut() {
@@ -113,12 +115,14 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
     let x = G::Scalar::random(&mut rng);
     let big_x = G::mul_generator(&x);
     let st = Schnorr::with_generator(big_x);
-    if let Ok(p) = st.prove(&mut ctx.transcript(), &[x], &mut rng) {
+    let (p, ev) = recorded(|| st.prove(&mut ctx.transcript(), &[x], &mut rng));
+    if let Ok(p) = p {
         with_negatives(
             "schnorr",
             json!({ "base": hx(g.to_bytes()), "public": hx(big_x.to_bytes()) }),
             p.to_bytes(),
             json!([hx(x.to_bytes())]),
+            ev,
             &mut cases,
         );
     }
@@ -127,12 +131,14 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
     let h = G::hash_to_group(b"verdict/test-vectors/base", b"H");
     let y = h * x;
     let st = verdict_nizk::Dleq::new(g, big_x, h, y);
-    if let Ok(p) = st.prove(&mut ctx.transcript(), &[x], &mut rng) {
+    let (p, ev) = recorded(|| st.prove(&mut ctx.transcript(), &[x], &mut rng));
+    if let Ok(p) = p {
         with_negatives(
             "dleq",
             json!({ "g": hx(g.to_bytes()), "x": hx(big_x.to_bytes()), "h": hx(h.to_bytes()), "y": hx(y.to_bytes()) }),
             p.to_bytes(),
             json!([hx(x.to_bytes())]),
+            ev,
             &mut cases,
         );
     }
@@ -146,12 +152,14 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
     let vd_json =
         json!({ "g": hx(g.to_bytes()), "x": hx(big_x.to_bytes()), "h": pts(&gens), "c": pts(&cs) });
     if let Ok(vd) = vd {
-        if let Ok(p) = vd.prove(&mut ctx.transcript(), &[x], &mut rng) {
+        let (p, ev) = recorded(|| vd.prove(&mut ctx.transcript(), &[x], &mut rng));
+        if let Ok(p) = p {
             with_negatives(
                 "vector-dleq",
                 vd_json.clone(),
                 p.to_bytes(),
                 json!([hx(x.to_bytes())]),
+                ev,
                 &mut cases,
             );
         }
@@ -161,12 +169,14 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
         if let Ok(or) = Or::new(vec![&vd as &dyn Statement<G>, &schnorr]) {
             let or_json = json!({ "left": vd_json, "right": { "base": hx(g.to_bytes()), "public": hx(pseudonym.to_bytes()) } });
             for (known, w, kind) in [(0usize, x, "or-cover"), (1, y_secret, "or-owner")] {
-                if let Ok(p) = or.prove(&mut ctx.transcript(), known, &[w], &mut rng) {
+                let (p, ev) = recorded(|| or.prove(&mut ctx.transcript(), known, &[w], &mut rng));
+                if let Ok(p) = p {
                     with_negatives(
                         kind,
                         or_json.clone(),
                         p.to_bytes(),
                         json!({ "branch": known, "witness": [hx(w.to_bytes())] }),
+                        ev,
                         &mut cases,
                     );
                 }
@@ -176,24 +186,29 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
 
     // Key registration (Schnorr PoK bound to the context).
     let key = SigningKey::<G>::generate(&mut rng);
-    let reg = KeyRegistration::prove(&key, &ctx, &mut rng);
+    let (reg, ev) = recorded(|| KeyRegistration::prove(&key, &ctx, &mut rng));
     with_negatives(
         "key-registration",
         json!({ "public": hx(key.verifying_key().to_bytes()) }),
         reg.to_bytes(),
         json!([hx(key.secret().expose().to_bytes())]),
+        ev,
         &mut cases,
     );
 
     // Signatures.
     let mut msg = vec![0u8; 48];
     rng.fill_bytes(&mut msg);
-    let sig = key.sign(SIGNATURE_DOMAIN, &msg, &mut rng);
+    let (sig, ev) = recorded(|| key.sign(SIGNATURE_DOMAIN, &msg, &mut rng));
     let mut sig_cases = vec![Case::valid(
         "signature on a random message",
         json!({ "domain": hx(SIGNATURE_DOMAIN), "public": hx(key.verifying_key().to_bytes()), "message": hx(&msg), "signature": hx(sig.to_bytes()) }),
         json!({}),
-    )];
+    )
+    .intermediates(json!({
+        "secret": hx(key.secret().expose().to_bytes()),
+        "transcript_events": ev,
+    }))];
     let mut other = msg.clone();
     other[0] ^= 1;
     sig_cases.push(

@@ -6,6 +6,7 @@ use verdict_group::Group;
 use verdict_shuffle::{Ciphertext, CiphertextList, ProofContext, ShuffleStatement};
 
 use super::{Case, Cases, VectorFile, hx, rng};
+use crate::recorded::recorded;
 
 /// The session id of the shuffle vectors.
 pub const SESSION: [u8; 32] = [0x22; 32];
@@ -36,7 +37,8 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
             inputs: &inputs,
             outputs: &outputs,
         };
-        let Ok(proof) = verdict_shuffle::prove(&ctx, &st, &witness, &mut rng) else {
+        let (proof, events) = recorded(|| verdict_shuffle::prove(&ctx, &st, &witness, &mut rng));
+        let Ok(proof) = proof else {
             continue;
         };
         let proof = proof.to_bytes();
@@ -50,7 +52,10 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
                 case(1, list_json(&outputs), &proof),
                 json!({}),
             )
-            .intermediates(json!({ "permutation": witness.permutation() })),
+            .intermediates(json!({
+                "permutation": witness.permutation(),
+                "transcript_events": events,
+            })),
         );
         let mut swapped = list_json(&outputs);
         swapped.swap(0, 1);

@@ -1,10 +1,11 @@
 //! Transcript vectors: a protocol label and a sequence of operations → challenge outputs.
 
 use serde_json::{Value, json};
-use verdict_group::{Ristretto255, Scalar};
+use verdict_group::{P256, Ristretto255, Scalar};
 use verdict_nizk::Transcript;
 
 use super::{Case, Cases, VectorFile, hx};
+use crate::recorded::recorded;
 
 /// One transcript operation, as written to the vectors.
 pub enum Op {
@@ -16,6 +17,13 @@ pub enum Op {
     Challenge(&'static [u8], usize),
     /// `challenge_scalar::<Ristretto255>(label)`; produces an output.
     ScalarChallenge(&'static [u8]),
+    /// `challenge_scalar::<P256>(label)` (P-256 reduces the 64 bytes big-endian); produces an
+    /// output.
+    ScalarChallengeP256(&'static [u8]),
+    /// `challenge_scalars::<Ristretto255>(label, count)`; produces `count` outputs.
+    Scalars(&'static [u8], usize),
+    /// `challenge_scalars::<P256>(label, count)`; produces `count` outputs.
+    ScalarsP256(&'static [u8], usize),
 }
 
 /// Runs `ops` on a fresh transcript for `protocol`, returning each challenge output.
@@ -35,6 +43,20 @@ pub fn run(protocol: &'static [u8], ops: &[Op]) -> Vec<Vec<u8>> {
                 let s = t.challenge_scalar::<Ristretto255>(l);
                 out.push(s.to_bytes().to_vec());
             }
+            Op::ScalarChallengeP256(l) => {
+                let s = t.challenge_scalar::<P256>(l);
+                out.push(s.to_bytes().as_ref().to_vec());
+            }
+            Op::Scalars(l, n) => {
+                for s in t.challenge_scalars::<Ristretto255>(l, *n) {
+                    out.push(s.to_bytes().to_vec());
+                }
+            }
+            Op::ScalarsP256(l, n) => {
+                for s in t.challenge_scalars::<P256>(l, *n) {
+                    out.push(s.to_bytes().as_ref().to_vec());
+                }
+            }
         }
     }
     out
@@ -47,6 +69,13 @@ fn op_json(op: &Op) -> Value {
         Op::Challenge(l, n) => json!({ "op": "challenge_bytes", "label": hx(l), "length": n }),
         Op::ScalarChallenge(l) => {
             json!({ "op": "challenge_scalar_ristretto255", "label": hx(l) })
+        }
+        Op::ScalarChallengeP256(l) => json!({ "op": "challenge_scalar_p256", "label": hx(l) }),
+        Op::Scalars(l, n) => {
+            json!({ "op": "challenge_scalars_ristretto255", "label": hx(l), "count": n })
+        }
+        Op::ScalarsP256(l, n) => {
+            json!({ "op": "challenge_scalars_p256", "label": hx(l), "count": n })
         }
     }
 }
@@ -87,22 +116,67 @@ pub(crate) fn file(name: &str) -> VectorFile {
             ],
         ),
     ];
-    let cases = scenarios
-        .into_iter()
-        .map(|(comment, protocol, ops)| {
-            let outputs: Vec<String> = run(protocol, &ops).iter().map(hx).collect();
-            Case::valid(
-                comment,
-                json!({ "protocol": hx(protocol), "ops": ops.iter().map(op_json).collect::<Vec<_>>() }),
-                json!({ "outputs": outputs }),
-            )
-        })
-        .collect();
+    let to_cases = |scenarios: Vec<(&str, &'static [u8], Vec<Op>)>| -> Vec<Case> {
+        scenarios
+            .into_iter()
+            .map(|(comment, protocol, ops)| {
+                let (outputs, events) = recorded(|| run(protocol, &ops));
+                let outputs: Vec<String> = outputs.iter().map(hx).collect();
+                Case::valid(
+                    comment,
+                    json!({ "protocol": hx(protocol), "ops": ops.iter().map(op_json).collect::<Vec<_>>() }),
+                    json!({ "outputs": outputs }),
+                )
+                .intermediates(json!({ "transcript_events": events }))
+            })
+            .collect()
+    };
+    let multi: Vec<(&str, &'static [u8], Vec<Op>)> = vec![
+        (
+            "three scalars from one squeeze (challenge_scalars, ristretto255): count as u64le, \
+             then 32 ratchet bytes and 64 bytes per scalar",
+            b"verdict/test-vectors/scalars",
+            vec![
+                Op::Message(b"statement", &[9u8; 33]),
+                Op::Scalars(b"fold-weights", 3),
+            ],
+        ),
+        (
+            "challenge_scalars with count 1 is not challenge_scalar (the frame carries the \
+             count, not the byte length)",
+            b"verdict/test-vectors/scalars",
+            vec![
+                Op::Message(b"statement", &[9u8; 33]),
+                Op::Scalars(b"challenge", 1),
+                Op::ScalarChallenge(b"challenge"),
+            ],
+        ),
+        (
+            "challenge_scalars with count 0: only the ratchet is read",
+            b"verdict/test-vectors/scalars",
+            vec![Op::Scalars(b"none", 0), Op::ScalarChallenge(b"after")],
+        ),
+        (
+            "P-256: scalar challenges reduce the 64 bytes as a big-endian integer",
+            b"verdict/test-vectors/scalars",
+            vec![
+                Op::U64(b"round", 7),
+                Op::ScalarChallengeP256(b"challenge"),
+                Op::ScalarsP256(b"fold-weights", 2),
+            ],
+        ),
+    ];
     let mut c = Cases::default();
     c.group(
         "challenges",
         "Transcript::new(protocol), then the operations in order; every challenge's output",
-        cases,
+        to_cases(scenarios),
+    );
+    c.group(
+        "multi-scalar-challenges",
+        "challenge_scalars (n scalars from one squeeze) and P-256 scalar challenges; each \
+         scalar is one output",
+        to_cases(multi),
     );
     c.finish(
         name,

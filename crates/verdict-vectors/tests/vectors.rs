@@ -14,6 +14,10 @@ use verdict_nizk::{
     VerifyingKey,
 };
 use verdict_shuffle::{CiphertextList, ProofContext, ShuffleProof, ShuffleStatement};
+mod recorded;
+mod secrets;
+mod session;
+
 use verdict_vectors::{decode_error_name, embed_error_name, frame_error_name, generate_all};
 
 fn dir() -> PathBuf {
@@ -229,9 +233,26 @@ fn transcript_vectors_verify() {
                     let s = t.challenge_scalar::<Ristretto255>(label);
                     outputs.push(hex::encode(s.to_bytes()));
                 }
+                "challenge_scalar_p256" => {
+                    let s = t.challenge_scalar::<P256>(label);
+                    outputs.push(hex::encode(s.to_bytes()));
+                }
+                "challenge_scalars_ristretto255" => {
+                    let n = op["count"].as_u64().unwrap() as usize;
+                    for s in t.challenge_scalars::<Ristretto255>(label, n) {
+                        outputs.push(hex::encode(s.to_bytes()));
+                    }
+                }
+                "challenge_scalars_p256" => {
+                    let n = op["count"].as_u64().unwrap() as usize;
+                    for s in t.challenge_scalars::<P256>(label, n) {
+                        outputs.push(hex::encode(s.to_bytes()));
+                    }
+                }
                 other => panic!("unknown op {other}"),
             }
         }
+        recorded::check_transcript_case(&c);
         assert_eq!(
             Value::from(outputs),
             c["expected"]["outputs"],
@@ -336,6 +357,9 @@ fn check_nizk_file<G: Group>(name: &str) {
             other => panic!("unknown group {other}"),
         };
         assert_eq!(ok, is_valid(&c), "{name} #{}: {}", c["id"], c["comment"]);
+        if is_valid(&c) {
+            check_nizk_intermediates::<G>(name, &group, &c);
+        }
     }
     for k in [
         "schnorr",
@@ -346,6 +370,33 @@ fn check_nizk_file<G: Group>(name: &str) {
         "key-registration",
     ] {
         assert!(kinds.contains(k), "{name}: no {k} vectors");
+    }
+}
+
+/// A valid proof's or signature's `transcript_events` re-derive (and, for `R ‖ s` layouts,
+/// reproduce the proof from the nonce).
+fn check_nizk_intermediates<G: Group>(name: &str, group: &str, c: &Value) {
+    let what = format!("{name} #{}", c["id"]);
+    let im = &c["intermediates"];
+    let inp = &c["inputs"];
+    match group {
+        "signatures" => recorded::check_schnorr::<G>(
+            &im["transcript_events"],
+            &unhex(&im["secret"]),
+            &unhex(&inp["signature"]),
+            &what,
+        ),
+        _ => match inp["kind"].as_str().unwrap() {
+            "schnorr" | "key-registration" => recorded::check_schnorr::<G>(
+                &im["transcript_events"],
+                &unhex(&im["witness"][0]),
+                &unhex(&inp["proof"]),
+                &what,
+            ),
+            _ => {
+                recorded::check_events::<G>(&im["transcript_events"], &what);
+            }
+        },
     }
 }
 
@@ -394,6 +445,14 @@ fn shuffle_vectors_verify() {
             c["comment"]
         );
         assert_eq!(each, batched, "{name} #{}: verifiers disagree", c["id"]);
+        if is_valid(&c) {
+            let what = format!("{name} #{}", c["id"]);
+            let events = &c["intermediates"]["transcript_events"];
+            assert!(
+                recorded::check_challenge_outputs(events, &what) > 0,
+                "{what}"
+            );
+        }
     }
 }
 
@@ -412,7 +471,7 @@ mod dcnet {
         Ciphersuite, ClientId, DcError, HashingGenerator, PreparedSlot, Roster, ServerId, Session,
         SessionId, SlotRound, Verifiable, Xor,
     };
-    use verdict_group::{P256, Ristretto255};
+    use verdict_group::{Group, P256, Ristretto255};
     use verdict_nizk::Signature;
     use verdict_vectors::dc_error_name;
 
@@ -644,7 +703,7 @@ mod dcnet {
     /// without a message it is all zero, with one it is `len ‖ message ‖ zero padding ‖ σ`,
     /// `signed_message` ends with the frame's `len ‖ message` and `σ` verifies on it under the
     /// slot's pseudonym key.
-    fn check_xor_frame(f: &File<Xor<Ristretto255>>, c: &Value) {
+    fn check_xor_frame<G: Group>(f: &File<Xor<G>>, c: &Value) {
         let (inp, mid) = (&c["inputs"], &c["intermediates"]);
         let what = format!("{} #{}", f.name, c["id"]);
         let frame = unhex(&mid["revealed_frame"]);
@@ -670,7 +729,7 @@ mod dcnet {
             signed.ends_with(body),
             "{what}: signed_message ends with len ‖ message"
         );
-        let sig = Signature::<Ristretto255>::from_bytes(&frame[4 + len..]).expect("signature");
+        let sig = Signature::<G>::from_bytes(&frame[4 + len..]).expect("signature");
         let key = f
             .session
             .roster()
@@ -680,18 +739,21 @@ mod dcnet {
             .expect("the frame signature verifies on signed_message");
     }
 
-    fn check_xor(name: &str) {
-        type X = Xor<Ristretto255>;
-        let f = file::<X>(name);
+    fn check_xor<G: Group>(name: &str) {
+        let f = file::<Xor<G>>(name);
         let mut negatives = 0;
         for (group, c) in &f.cases {
             let inp = &c["inputs"];
             let id = &c["id"];
             match group.as_str() {
-                "session" => assert!(is_valid(c)),
+                "session" => {
+                    assert!(is_valid(c));
+                    super::secrets::check_xor_secrets::<G>(&f.session, c);
+                }
                 "rounds" => {
                     check_round(&f, c, |_, _, _| {});
                     check_xor_frame(&f, c);
+                    super::secrets::check_xor_pads::<G>(&f.session, &f.cases[0].1, c);
                 }
                 "reveals" => {
                     assert!(!is_valid(c), "{name} #{id}");
@@ -708,15 +770,15 @@ mod dcnet {
                             } else {
                                 base_client(base, *i)
                             };
-                            X::decode_client_ciphertext(slot.len(), &b)
+                            Xor::<G>::decode_client_ciphertext(slot.len(), &b)
                         })
                         .collect();
                     let err: DcError = match decoded {
                         Err(e) => e.into(),
                         Ok(cts) => {
-                            let ds = servers::<X>(&base["inputs"], slot.len());
+                            let ds = servers::<Xor<G>>(&base["inputs"], slot.len());
                             let s: Vec<_> = accepted.iter().copied().zip(&cts).collect();
-                            X::reveal(&f.session, &slot, &s, &ds.iter().collect::<Vec<_>>())
+                            Xor::<G>::reveal(&f.session, &slot, &s, &ds.iter().collect::<Vec<_>>())
                                 .expect_err("rejected")
                         }
                     };
@@ -739,6 +801,7 @@ mod dcnet {
     #[test]
     fn elgamal_vectors_verify() {
         check_verifiable::<ElGamal<Ristretto255>>("dcnet-elgamal-ristretto255.json");
+        check_verifiable::<ElGamal<P256>>("dcnet-elgamal-p256.json");
     }
 
     #[test]
@@ -748,6 +811,7 @@ mod dcnet {
 
     #[test]
     fn xor_vectors_verify() {
-        check_xor("dcnet-xor-ristretto255.json");
+        check_xor::<Ristretto255>("dcnet-xor-ristretto255.json");
+        check_xor::<P256>("dcnet-xor-p256.json");
     }
 }

@@ -43,11 +43,14 @@ use verdict_dcnet::{
 };
 
 use super::{Case, Cases, VectorFile, hx, rng};
+use crate::recorded::recorded;
 
 mod negatives;
+mod secrets;
 mod xor;
 
 use negatives::{client_negatives, server_negatives};
+pub(crate) use secrets::{hg_secrets, no_secrets, xor_pads, xor_secrets};
 pub(crate) use xor::xor_file;
 
 const N: usize = 3;
@@ -76,9 +79,11 @@ pub fn dc_error_name(e: &DcError) -> &'static str {
 }
 
 /// Everything the generator knows about the session.
-struct World<C: Ciphersuite> {
+pub(crate) struct World<C: Ciphersuite> {
     session: Session<C>,
     json: Value,
+    server_keys: Vec<SecretKey<C>>,
+    client_keys: Vec<SecretKey<C>>,
     pseudonyms: Vec<SecretKey<C>>,
     clients: Vec<C::ClientState>,
     servers: Vec<C::ServerState>,
@@ -127,6 +132,8 @@ fn world<C: Ciphersuite>(r: &mut ChaCha20Rng) -> Option<World<C>> {
     Some(World {
         session,
         json,
+        server_keys,
+        client_keys,
         pseudonyms,
         clients,
         servers,
@@ -140,9 +147,21 @@ struct Round {
     clients: Vec<Vec<u8>>,
     servers: Vec<Vec<u8>>,
     message: Option<Vec<u8>>,
+    /// The `transcript_events` of making each client ciphertext (same order as `clients`).
+    client_events: Vec<Value>,
+    /// The `transcript_events` of making each server ciphertext.
+    server_events: Vec<Value>,
 }
 
 impl Round {
+    /// `v` (an object) with the round's `client_transcript_events` and
+    /// `server_transcript_events` added.
+    fn with_events(&self, mut v: Value) -> Value {
+        v["client_transcript_events"] = Value::Array(self.client_events.clone());
+        v["server_transcript_events"] = Value::Array(self.server_events.clone());
+        v
+    }
+
     /// A complete round's inputs; the session is case [`SESSION_CASE`].
     fn inputs(&self) -> Value {
         json!({
@@ -197,29 +216,39 @@ fn round<C: Ciphersuite>(
     r: &mut ChaCha20Rng,
 ) -> Option<Round> {
     let prepared = PreparedSlot::new(&w.session, slot).ok()?;
-    let cts: Vec<C::ClientCiphertext> = accepted
+    let (cts, client_events): (Vec<C::ClientCiphertext>, Vec<Value>) = accepted
         .iter()
-        .map(|&i| match owner {
-            Some((o, msg)) if o == i => C::owner(
-                &w.session,
-                &prepared,
-                &w.clients[i],
-                &w.pseudonyms[slot.slot as usize],
-                msg,
-                r,
-            ),
-            _ => C::cover(&w.session, &prepared, &w.clients[i], r),
+        .map(|&i| {
+            let (ct, events) = recorded(|| match owner {
+                Some((o, msg)) if o == i => C::owner(
+                    &w.session,
+                    &prepared,
+                    &w.clients[i],
+                    &w.pseudonyms[slot.slot as usize],
+                    msg,
+                    r,
+                ),
+                _ => C::cover(&w.session, &prepared, &w.clients[i], r),
+            });
+            ct.map(|ct| (ct, events))
         })
-        .collect::<Result<_, _>>()
-        .ok()?;
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?
+        .into_iter()
+        .unzip();
     let ids: Vec<u32> = accepted.iter().map(|&i| i as u32).collect();
     let s = pairs(&ids, &cts);
-    let ds: Vec<C::ServerCiphertext> = w
+    let (ds, server_events): (Vec<C::ServerCiphertext>, Vec<Value>) = w
         .servers
         .iter()
-        .map(|st| C::server_ciphertext(&w.session, &prepared, st, &s, r))
-        .collect::<Result<_, _>>()
-        .ok()?;
+        .map(|st| {
+            let (d, events) = recorded(|| C::server_ciphertext(&w.session, &prepared, st, &s, r));
+            d.map(|d| (d, events))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?
+        .into_iter()
+        .unzip();
     let message = C::reveal(&w.session, &prepared, &s, &ds.iter().collect::<Vec<_>>()).ok()?;
     Some(Round {
         slot,
@@ -227,6 +256,8 @@ fn round<C: Ciphersuite>(
         clients: cts.iter().map(C::encode_client_ciphertext).collect(),
         servers: ds.iter().map(C::encode_server_ciphertext).collect(),
         message,
+        client_events,
+        server_events,
     })
 }
 
@@ -273,7 +304,7 @@ fn valid_rounds<C: Ciphersuite>(
             full.inputs(),
             expected_message(&full.message),
         )
-        .intermediates(intermediates(&full))
+        .intermediates(full.with_events(intermediates(&full)))
         .flag("owner")
         .flag("cover"),
         Case::valid(
@@ -281,7 +312,7 @@ fn valid_rounds<C: Ciphersuite>(
             empty.inputs(),
             expected_message(&None),
         )
-        .intermediates(intermediates(&empty))
+        .intermediates(empty.with_events(intermediates(&empty)))
         .flag("cover")
         .flag("empty"),
         Case::valid(
@@ -289,7 +320,7 @@ fn valid_rounds<C: Ciphersuite>(
             churn.inputs(),
             expected_message(&churn.message),
         )
-        .intermediates(intermediates(&churn))
+        .intermediates(churn.with_events(intermediates(&churn)))
         .flag("owner")
         .flag("churn"),
     ];
@@ -297,17 +328,20 @@ fn valid_rounds<C: Ciphersuite>(
 }
 
 /// The first group: the session (case [`SESSION_CASE`]); establishing it must succeed.
-fn session_group<C: Ciphersuite>(c: &mut Cases, w: &World<C>) {
+fn session_group<C: Ciphersuite>(c: &mut Cases, w: &World<C>, secrets: Value) {
     c.group(
         "session",
         "the session every other case uses: session id, public keys of the servers, clients \
          and slot pseudonyms, and every participant's set-up message (client i at index i); \
          decoding them and establishing the session must succeed",
-        vec![Case::valid(
-            format!("{N} clients, {M} servers, {SLOTS} slots"),
-            w.json.clone(),
-            json!({}),
-        )],
+        vec![
+            Case::valid(
+                format!("{N} clients, {M} servers, {SLOTS} slots"),
+                w.json.clone(),
+                json!({}),
+            )
+            .intermediates(secrets),
+        ],
     );
 }
 
@@ -331,12 +365,17 @@ pub(super) fn invalid(
 }
 
 /// The vector file of a verifiable suite with slot capacity `len`.
-pub(crate) fn file<C: Verifiable>(name: &str, len: usize, description: &str) -> VectorFile {
+pub(crate) fn file<C: Verifiable>(
+    name: &str,
+    len: usize,
+    description: &str,
+    secrets: fn(&World<C>) -> Value,
+) -> VectorFile {
     let mut r = rng(name);
     let mut c = Cases::default();
     if let Some(w) = world::<C>(&mut r) {
         if let Some((full, valid)) = valid_rounds(&w, len, |_| json!({}), &mut r) {
-            session_group(&mut c, &w);
+            session_group(&mut c, &w, secrets(&w));
             c.group(
                 "rounds",
                 "complete rounds: every client ciphertext and server ciphertext verifies \

@@ -49,6 +49,8 @@ pub(super) fn client_negatives<C: Verifiable>(w: &World<C>, full: &Round) -> Vec
             clients,
             servers: full.servers.clone(),
             message: None,
+            client_events: Vec::new(),
+            server_events: Vec::new(),
         }
     };
     let last = ct.len() - 1;
@@ -119,6 +121,8 @@ pub(super) fn server_negatives<C: Verifiable>(w: &World<C>, full: &Round) -> Vec
             clients,
             servers,
             message: None,
+            client_events: Vec::new(),
+            server_events: Vec::new(),
         }
     };
     push(

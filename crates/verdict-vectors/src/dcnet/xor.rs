@@ -27,13 +27,16 @@ fn xor_all<'a>(n: usize, parts: impl IntoIterator<Item = &'a Vec<u8>>) -> Vec<u8
 /// ciphertext) and, when a message was sent, `signed_message`: what the slot's pseudonym key
 /// signed, `u64le(|suite|) ‖ suite ‖ session ‖ u32le(slot) ‖ u64le(round) ‖ u64le(len) ‖`
 /// the frame's first `4 + |message|` bytes.
-fn xor_intermediates<C: Ciphersuite>(w: &World<C>) -> impl Fn(&Round) -> Value + '_ {
+fn xor_intermediates<C: Ciphersuite>(
+    w: &World<C>,
+    pads: fn(&World<C>, SlotRound) -> Value,
+) -> impl Fn(&Round) -> Value + '_ {
     move |rd| {
         let frame = xor_all(
             C::client_ciphertext_len(rd.slot.len),
             rd.clients.iter().chain(&rd.servers),
         );
-        let mut v = json!({ "revealed_frame": hx(&frame) });
+        let mut v = json!({ "revealed_frame": hx(&frame), "pads": pads(w, rd.slot) });
         if let Some(m) = &rd.message {
             let suite = C::ID.to_bytes();
             let mut signed = (suite.len() as u64).to_le_bytes().to_vec();
@@ -69,12 +72,19 @@ fn frame_of<C: Ciphersuite>(
 
 /// The vector file of the XOR suite: it has no proofs, so negative cases are caught by the
 /// reveal (the frame's pseudonym signature) or by the decoder.
-pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str) -> VectorFile {
+pub(crate) fn xor_file<C: Ciphersuite>(
+    name: &str,
+    len: usize,
+    description: &str,
+    secrets: fn(&World<C>) -> Value,
+    pads: fn(&World<C>, SlotRound) -> Value,
+) -> VectorFile {
     let mut r = rng(name);
     let mut c = Cases::default();
     if let Some(w) = world::<C>(&mut r) {
-        if let Some((full, valid)) = valid_rounds(&w, len, xor_intermediates::<C>(&w), &mut r) {
-            session_group(&mut c, &w);
+        if let Some((full, valid)) = valid_rounds(&w, len, xor_intermediates::<C>(&w, pads), &mut r)
+        {
+            session_group(&mut c, &w, secrets(&w));
             c.group(
                 "rounds",
                 "complete rounds: the reveal of the client and server ciphertexts is \
@@ -149,6 +159,8 @@ pub(crate) fn xor_file<C: Ciphersuite>(name: &str, len: usize, description: &str
                     clients,
                     servers: full.servers.clone(),
                     message: None,
+                    client_events: Vec::new(),
+                    server_events: Vec::new(),
                 };
                 if let Some(e) = reveal_error(&rd) {
                     let target = json!({ "client": 0, "ciphertext": hx(&rd.clients[0]) });
