@@ -1,4 +1,4 @@
-"""test-vectors/dcnet-elgamal-ristretto255.json against spec/ciphersuites.md §4.
+"""test-vectors/dcnet-elgamal-{ristretto255,p256}.json against spec/ciphersuites.md §4.
 
 Checks every client ciphertext's OR proof over the two linear relations (cover: the
 interleaved equations R_k = r_k·G, C_k = r_k·Z; owner: Y = y·G and R_k = r_k·G), every server
@@ -9,12 +9,19 @@ rejection of each tampered, replayed, re-labelled or wrong-length case with its 
 import check_group
 import check_hg
 import check_nizk
-import ristretto255 as G
+import p256
+import ristretto255
 from check_hg import Fail, split, u64
 from transcript import context_transcript
 
 CLIENT_PURPOSE = b"verdict-dcnet/elgamal/v1/client"
 SERVER_PURPOSE = b"verdict-dcnet/elgamal/v1/server"
+
+
+# The group of the file being checked (set by run from its "suite").
+G = ristretto255
+GROUPS = {"dcnet/verdict/elgamal/ristretto255/v2": ristretto255,
+          "dcnet/verdict/elgamal/p256/v2": p256}
 
 
 def suite_id():
@@ -105,6 +112,8 @@ def round_reveal(sess, inp, clients, servers):
 
 
 def run(doc, report):
+    global G
+    G = GROUPS[doc["suite"]]
     check_nizk.use_group(G)
     check_group.use_group(G)
     cases = {c["id"]: c for g in doc["test_groups"] for c in g["cases"]}

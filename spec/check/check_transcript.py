@@ -1,9 +1,10 @@
 """test-vectors/transcript.json against spec/transcript.md."""
 
+import p256
 import ristretto255
 from transcript import Transcript
 
-GROUPS = {"ristretto255": ristretto255}
+GROUPS = {"ristretto255": ristretto255, "p256": p256}
 
 
 def run(doc, report):

@@ -1,4 +1,4 @@
-"""test-vectors/dcnet-xor-ristretto255.json against spec/ciphersuites.md, "XOR suite".
+"""test-vectors/dcnet-xor-{ristretto255,p256}.json against spec/ciphersuites.md, "XOR suite".
 
 Checks the reveal side, which needs no secret: XOR of every accepted client ciphertext and
 every server ciphertext, the frame (u32be length, message, zero padding, signature), the frame
@@ -7,12 +7,22 @@ and forged ciphertexts with the named error.
 """
 
 import check_nizk
-import ristretto255 as G
+import p256
+import ristretto255
 
-SUITE_ID = b"verdict/xor/ristretto255/v2"
+# The group of the file being checked (set by run from its "suite").
+G = ristretto255
+GROUPS = {"dcnet/verdict/xor/ristretto255/v2": ristretto255, "dcnet/verdict/xor/p256/v2": p256}
 FRAME_SIGNATURE_DOMAIN = b"verdict-dcnet/xor/frame-signature/v1"
 HEADER_LEN = 4
-SIGNATURE_LEN = G.ENCODED_LEN + G.SCALAR_LEN
+
+
+def suite_id():
+    return b"verdict/xor/" + G.NAME + b"/v2"
+
+
+def signature_len():
+    return G.ENCODED_LEN + G.SCALAR_LEN
 
 
 class RevealError(Exception):
@@ -26,13 +36,14 @@ def slot_round(slot, round_, length):
 
 
 def signed_message(session, slot, round_, length, body):
-    return (len(SUITE_ID).to_bytes(8, "little") + SUITE_ID + session
+    sid = suite_id()
+    return (len(sid).to_bytes(8, "little") + sid + session
             + slot_round(slot, round_, length) + body)
 
 
 def reveal(session, pseudonym, slot, round_, length, ciphertexts):
     """Returns (frame, message or None, signed message or None); raises RevealError."""
-    n = HEADER_LEN + length + SIGNATURE_LEN
+    n = HEADER_LEN + length + signature_len()
     out = bytearray(n)
     for ct in ciphertexts:
         if len(ct) != n:
@@ -60,6 +71,8 @@ def reveal(session, pseudonym, slot, round_, length, ciphertexts):
 
 
 def run(doc, report):
+    global G
+    G = GROUPS[doc["suite"]]
     check_nizk.use_group(G)
     cases = {c["id"]: c for g in doc["test_groups"] for c in g["cases"]}
     for group in doc["test_groups"]:

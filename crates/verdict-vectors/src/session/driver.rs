@@ -179,12 +179,12 @@ impl<S: ProtoSuite> Net<S> {
                 Party::Server(s) => {
                     if let Some(srv) = self.servers.get_mut(s.index()) {
                         srv.handle_timeout(self.now);
-                        srv.handle_message(from, &bytes);
+                        srv.handle_message(from, bytes.as_slice());
                     }
                 }
                 Party::Client(c) => {
                     if let Some(cl) = self.clients.get_mut(c.index()) {
-                        cl.handle_message(from, &bytes);
+                        cl.handle_message(from, bytes.as_slice());
                     }
                 }
             }

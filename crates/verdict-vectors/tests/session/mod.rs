@@ -100,11 +100,11 @@ impl Machine {
         match (self, i["input"].as_str().unwrap()) {
             (Self::Server(s), "deliver") => {
                 s.handle_timeout(at);
-                s.handle_message(party(&i["from"]), &unhex(&i["envelope"]));
+                s.handle_message(party(&i["from"]), unhex(&i["envelope"]));
             }
             (Self::Server(s), "timeout") => s.handle_timeout(at),
             (Self::Client(c), "deliver") => {
-                c.handle_message(party(&i["from"]), &unhex(&i["envelope"]))
+                c.handle_message(party(&i["from"]), unhex(&i["envelope"]))
             }
             (_, other) => panic!("unexpected input {other}"),
         }
