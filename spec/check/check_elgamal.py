@@ -11,7 +11,7 @@ import check_hg
 import check_nizk
 import p256
 import ristretto255
-from check_hg import Fail, split, u64
+from check_hg import Fail, expect_rejected, message_matches, round_ciphertexts, split, u64
 from transcript import context_transcript
 
 CLIENT_PURPOSE = b"verdict-dcnet/elgamal/v1/client"
@@ -135,34 +135,18 @@ def run(doc, report):
                 }
                 report.expect(case, ok, "session keys, empty set-up messages")
                 continue
-            if "client_ciphertexts" in inp:
-                base = inp
-                clients = [bytes.fromhex(c) for c in inp["client_ciphertexts"]]
-                servers = [bytes.fromhex(s) for s in inp["server_ciphertexts"]]
-            elif "round_case" in inp:
-                base = cases[inp["round_case"]]["inputs"]
-                by_client = dict(zip(base["accepted"],
-                                     (bytes.fromhex(c) for c in base["client_ciphertexts"])))
-                servers = [bytes.fromhex(s) for s in base["server_ciphertexts"]]
-                target = inp["target"]
-                if "client" in target:
-                    by_client[target["client"]] = bytes.fromhex(target["ciphertext"])
-                else:
-                    servers[target["server"]] = bytes.fromhex(target["ciphertext"])
-                clients = [by_client[c] for c in inp["accepted"]]
-            else:
+            shape = round_ciphertexts(inp, cases)
+            if shape is None:
                 report.skip(case, "unknown case shape")
                 continue
+            base, clients, servers = shape
             sess = sessions[base["session_case"]]
             try:
                 message = round_reveal(sess, inp, clients, servers)
             except Fail as e:
-                report.expect(case, case["result"] == "invalid"
-                              and case["expected"].get("error") == e.name, f"rejected: {e.name}")
+                expect_rejected(report, case, e.name)
                 continue
             if case["result"] == "invalid":
                 report.expect(case, False, "accepted")
                 continue
-            want = case["expected"]["message"]
-            report.expect(case, (message.hex() if message is not None else None) == want,
-                          f"message {message!r}")
+            report.expect(case, message_matches(case, message), f"message {message!r}")

@@ -160,6 +160,41 @@ def round_reveal(sess, inp, clients, servers):
         raise Fail("Frame")
 
 
+
+def round_ciphertexts(inp, cases):
+    """The round a case checks: (base inputs, client ciphertexts, server ciphertexts).
+
+    A round case carries its ciphertexts; a negative case names its `round_case` and a target
+    ciphertext, put in at its claimed client's or server's place (then checked with this case's
+    accepted set, slot and round). None: a case of another shape.
+    """
+    if "client_ciphertexts" in inp:
+        clients = [bytes.fromhex(c) for c in inp["client_ciphertexts"]]
+        servers = [bytes.fromhex(s) for s in inp["server_ciphertexts"]]
+        return inp, clients, servers
+    if "round_case" not in inp:
+        return None
+    base = cases[inp["round_case"]]["inputs"]
+    by_client = dict(zip(base["accepted"], (bytes.fromhex(c) for c in base["client_ciphertexts"])))
+    servers = [bytes.fromhex(s) for s in base["server_ciphertexts"]]
+    target = inp["target"]
+    if "client" in target:
+        by_client[target["client"]] = bytes.fromhex(target["ciphertext"])
+    else:
+        servers[target["server"]] = bytes.fromhex(target["ciphertext"])
+    return base, [by_client[c] for c in inp["accepted"]], servers
+
+
+def expect_rejected(report, case, name):
+    """A reveal refused with error `name`: right only for an invalid case naming it."""
+    report.expect(case, case["result"] == "invalid" and case["expected"].get("error") == name,
+                  f"rejected: {name}")
+
+
+def message_matches(case, message):
+    """Whether a valid case revealed its expected message (None: an empty slot)."""
+    return (message.hex() if message is not None else None) == case["expected"]["message"]
+
 def run(doc, report):
     global G, SUITE_ID
     G = GROUPS[doc["suite"]]
@@ -175,37 +210,18 @@ def run(doc, report):
                 sessions[case["id"]] = Session(inp)
                 report.expect(case, sessions[case["id"]].consistent, "set-up commitments")
                 continue
-            if "client_ciphertexts" in inp:
-                base = inp
-                clients = [bytes.fromhex(c) for c in inp["client_ciphertexts"]]
-                servers = [bytes.fromhex(s) for s in inp["server_ciphertexts"]]
-            elif "round_case" in inp:
-                # The round of `round_case` with the target ciphertext put in (at its claimed
-                # client's or server's place), checked with this case's accepted set, slot and
-                # round.
-                base = cases[inp["round_case"]]["inputs"]
-                by_client = dict(zip(base["accepted"],
-                                     (bytes.fromhex(c) for c in base["client_ciphertexts"])))
-                servers = [bytes.fromhex(s) for s in base["server_ciphertexts"]]
-                target = inp["target"]
-                if "client" in target:
-                    by_client[target["client"]] = bytes.fromhex(target["ciphertext"])
-                else:
-                    servers[target["server"]] = bytes.fromhex(target["ciphertext"])
-                clients = [by_client[c] for c in inp["accepted"]]
-            else:
+            shape = round_ciphertexts(inp, cases)
+            if shape is None:
                 report.skip(case, "unknown case shape")
                 continue
+            base, clients, servers = shape
             sess = sessions[base["session_case"]]
             try:
                 message = round_reveal(sess, inp, clients, servers)
             except Fail as e:
-                report.expect(case, case["result"] == "invalid"
-                              and case["expected"].get("error") == e.name, f"rejected: {e.name}")
+                expect_rejected(report, case, e.name)
                 continue
             if case["result"] == "invalid":
                 report.expect(case, False, "accepted")
                 continue
-            want = case["expected"]["message"]
-            report.expect(case, (message.hex() if message is not None else None) == want,
-                          f"message {message!r}")
+            report.expect(case, message_matches(case, message), f"message {message!r}")

@@ -7,6 +7,7 @@ and forged ciphertexts with the named error.
 """
 
 import check_nizk
+from check_hg import expect_rejected, message_matches
 import p256
 import ristretto255
 
@@ -110,15 +111,13 @@ def run(doc, report):
                 frame, message, signed = reveal(session, pseudonym, inp["slot"], inp["round"],
                                                 inp["len"], cts)
             except RevealError as e:
-                report.expect(case, case["result"] == "invalid"
-                              and case["expected"].get("error") == e.name, f"rejected: {e.name}")
+                expect_rejected(report, case, e.name)
                 continue
             if case["result"] == "invalid":
                 report.expect(case, False, "accepted")
                 continue
-            want = case["expected"]["message"]
             mids = case.get("intermediates", {})
-            ok = (message.hex() if message is not None else None) == want
+            ok = message_matches(case, message)
             ok = ok and mids.get("revealed_frame", frame.hex()) == frame.hex()
             if signed is not None and "signed_message" in mids:
                 ok = ok and mids["signed_message"] == signed.hex()
