@@ -11,7 +11,7 @@ import check_hg
 import check_nizk
 import p256
 import ristretto255
-from check_hg import Fail, expect_rejected, message_matches, round_ciphertexts, split, u64
+from check_hg import Fail, check_round_case, split, u64
 from transcript import context_transcript
 
 CLIENT_PURPOSE = b"verdict-dcnet/elgamal/v1/client"
@@ -135,18 +135,4 @@ def run(doc, report):
                 }
                 report.expect(case, ok, "session keys, empty set-up messages")
                 continue
-            shape = round_ciphertexts(inp, cases)
-            if shape is None:
-                report.skip(case, "unknown case shape")
-                continue
-            base, clients, servers = shape
-            sess = sessions[base["session_case"]]
-            try:
-                message = round_reveal(sess, inp, clients, servers)
-            except Fail as e:
-                expect_rejected(report, case, e.name)
-                continue
-            if case["result"] == "invalid":
-                report.expect(case, False, "accepted")
-                continue
-            report.expect(case, message_matches(case, message), f"message {message!r}")
+            check_round_case(report, case, cases, sessions, round_reveal)

@@ -195,6 +195,26 @@ def message_matches(case, message):
     """Whether a valid case revealed its expected message (None: an empty slot)."""
     return (message.hex() if message is not None else None) == case["expected"]["message"]
 
+
+def check_round_case(report, case, cases, sessions, reveal):
+    """One round case of a verifiable suite: `reveal(session, inputs, clients, servers)` must
+    reveal the expected message, or raise `Fail` with the expected error."""
+    inp = case["inputs"]
+    shape = round_ciphertexts(inp, cases)
+    if shape is None:
+        report.skip(case, "unknown case shape")
+        return
+    base, clients, servers = shape
+    try:
+        message = reveal(sessions[base["session_case"]], inp, clients, servers)
+    except Fail as e:
+        expect_rejected(report, case, e.name)
+        return
+    if case["result"] == "invalid":
+        report.expect(case, False, "accepted")
+        return
+    report.expect(case, message_matches(case, message), f"message {message!r}")
+
 def run(doc, report):
     global G, SUITE_ID
     G = GROUPS[doc["suite"]]
@@ -210,18 +230,4 @@ def run(doc, report):
                 sessions[case["id"]] = Session(inp)
                 report.expect(case, sessions[case["id"]].consistent, "set-up commitments")
                 continue
-            shape = round_ciphertexts(inp, cases)
-            if shape is None:
-                report.skip(case, "unknown case shape")
-                continue
-            base, clients, servers = shape
-            sess = sessions[base["session_case"]]
-            try:
-                message = round_reveal(sess, inp, clients, servers)
-            except Fail as e:
-                expect_rejected(report, case, e.name)
-                continue
-            if case["result"] == "invalid":
-                report.expect(case, False, "accepted")
-                continue
-            report.expect(case, message_matches(case, message), f"message {message!r}")
+            check_round_case(report, case, cases, sessions, round_reveal)
