@@ -4,6 +4,8 @@ Checks every client ciphertext's OR proof over the two linear relations (cover: 
 interleaved equations R_k = r_k·G, C_k = r_k·Z; owner: Y = y·G and R_k = r_k·G), every server
 ciphertext's vector DLEQ against the raw accepted set, the reveal and its framing, and the
 rejection of each tampered, replayed, re-labelled or wrong-length case with its named error.
+Generation too: each complete round's client ciphertexts are re-encrypted from the recorded
+entropy of their hedged encryption-randomness fork (§4, "Encryption randomness").
 """
 
 import check_group
@@ -111,6 +113,38 @@ def round_reveal(sess, inp, clients, servers):
         raise Fail("Frame")
 
 
+def reencrypts(sess, inp, client, ct, events, message):
+    """Whether `ct`'s R_k, C_k are what the spec's hedged draw gives from the first recorded
+    fork's entropy: r_1..r_L from a fork of the slot's client transcript with witness enc(y)
+    (owner) or nothing (cover); R_k = r_k·G, C_k = r_k·Z (+ M_k, the message's embedding)."""
+    forks = [e for e in events if e["event"] == "prover-rng"]
+    if not forks:
+        return False
+    entropy = bytes.fromhex(forks[0]["entropy"])
+    slot, round_ = inp["slot"], inp["round"]
+    n = check_hg.elements_needed(inp["len"])
+    z_joint = G.IDENTITY
+    for k in sess["servers"]:
+        z_joint = z_joint + G.decode(k)
+    e = G.ENCODED_LEN
+    y = sess["pseudonym_secrets"][slot]
+    tries = [(b"", None)]
+    if message is not None:
+        tries.append((G.scalar_encode(y), [G.decode(m) for m in
+                                           check_group.encode_message(message, n)]))
+    for witness, m in tries:
+        t = slot_context(CLIENT_PURPOSE, sess["id"], slot, round_, n, client)
+        rng = t.prover_rng(b"encryption-witness", witness, entropy)
+        rs = [rng.scalar(G) for _ in range(n)]
+        r_enc = b"".join((G.GENERATOR * r).encode() for r in rs)
+        cs = [z_joint * r for r in rs]
+        if m is not None:
+            cs = [c + mk for c, mk in zip(cs, m)]
+        if r_enc + b"".join(c.encode() for c in cs) == ct[:2 * n * e]:
+            return True
+    return False
+
+
 def run(doc, report):
     global G
     G = GROUPS[doc["suite"]]
@@ -132,7 +166,19 @@ def run(doc, report):
                     "id": bytes.fromhex(inp["id"]),
                     "servers": [bytes.fromhex(k) for k in inp["servers"]],
                     "pseudonyms": [bytes.fromhex(k) for k in inp["pseudonyms"]],
+                    "pseudonym_secrets": [
+                        G.scalar_decode(bytes.fromhex(k))
+                        for k in case["intermediates"]["pseudonym_secret_keys"]],
                 }
                 report.expect(case, ok, "session keys, empty set-up messages")
                 continue
             check_round_case(report, case, cases, sessions, round_reveal)
+            events = case.get("intermediates", {}).get("client_transcript_events")
+            if events is not None:
+                message = case["expected"]["message"]
+                message = bytes.fromhex(message) if message is not None else None
+                ok = all(reencrypts(sessions[inp["session_case"]], inp, client,
+                                    bytes.fromhex(ct), ev, message)
+                         for client, ct, ev in zip(inp["accepted"], inp["client_ciphertexts"],
+                                                   events))
+                report.expect(case, ok, "client ciphertexts re-encrypted from the recorded entropy")

@@ -2,7 +2,8 @@
 
 Runs both verifiers of the Neff ElGamal-pair shuffle from the specification: the per-equation
 one (§4.2) and the batched one (§4.3, one sum that must be the identity); a valid proof must
-pass both, an invalid one must fail both.
+pass both, an invalid one must fail both. A valid case is also re-proved (§3, the prover with
+its hedged draws): from the recorded witness and entropy the same proof bytes must come out.
 """
 
 import ristretto255 as G
@@ -56,7 +57,7 @@ def parse(proof, n):
                 alpha=scalars(alpha_enc, 2 * n - 1))
 
 
-def replay(session, prover, h_enc, inputs_enc, outputs_enc, n, pr):
+def statement_transcript(session, prover, h_enc, inputs_enc, outputs_enc, n):
     t = context_transcript(PURPOSE, session, None, None, prover,
                            [(b"version", (1).to_bytes(8, "little")), (b"group", G.NAME)])
     t.append_u64(b"n", n)
@@ -64,6 +65,11 @@ def replay(session, prover, h_enc, inputs_enc, outputs_enc, n, pr):
     t.append(b"h", h_enc)
     t.append(b"inputs", inputs_enc)
     t.append(b"outputs", outputs_enc)
+    return t
+
+
+def replay(session, prover, h_enc, inputs_enc, outputs_enc, n, pr):
+    t = statement_transcript(session, prover, h_enc, inputs_enc, outputs_enc, n)
     t.append(b"first-move", pr["first"])
     rho = t.challenge_scalars(b"rho", n, G)
     t.append(b"D", pr["d_enc"])
@@ -138,6 +144,82 @@ def verify(inp):
     return each, batched
 
 
+def prove(inp, perm, betas, entropy):
+    """spec/shuffle.md §3: the proof bytes of the prover given its witness (π, β) and the 32
+    entropy bytes its one fork takes (no degenerate retry is modelled: probability ≈ n²/q)."""
+    n, L, g = inp["n"], G.L, G.GENERATOR
+    h_enc = bytes.fromhex(inp["h"])
+    h = G.decode(h_enc)
+    ins = [bytes.fromhex(x) for x in inp["inputs"]]
+    xin = [G.decode(x[:E]) for x in ins]
+    yin = [G.decode(x[E:]) for x in ins]
+    outs = b"".join(bytes.fromhex(x) for x in inp["outputs"])
+    t = statement_transcript(bytes.fromhex(inp["session"]), inp["prover"], h_enc,
+                             b"".join(ins), outs, n)
+    witness = b"".join(j.to_bytes(8, "little") for j in perm) + \
+        b"".join(G.scalar_encode(b) for b in betas)
+    rng = t.prover_rng(b"shuffle-witness", witness, entropy)
+    gamma = 0
+    while gamma == 0:
+        gamma = rng.scalar(G)
+    tau0 = rng.scalar(G)
+    u, w, a = ([rng.scalar(G) for _ in range(n)] for _ in range(3))
+    pinv = [0] * n
+    for i, j in enumerate(perm):
+        pinv[j] = i
+    enc = G.Point.encode
+    e0 = (tau0 + sum(w[i] * betas[perm[i]] for i in range(n))) % L
+    coef = [(w[pinv[j]] - u[j]) % L for j in range(n)]
+    lam1 = msm([(e0, g)] + list(zip(coef, xin)))
+    lam2 = msm([(e0, h)] + list(zip(coef, yin)))
+    first = enc(g * gamma) + b"".join(enc(g * x) for x in a) \
+        + b"".join(enc(g * (gamma * a[perm[i]] % L)) for i in range(n)) \
+        + b"".join(enc(g * x) for x in u) + b"".join(enc(g * (gamma * x % L)) for x in w) \
+        + enc(lam1) + enc(lam2)
+    t.append(b"first-move", first)
+    rho = t.challenge_scalars(b"rho", n, G)
+    b = [(rho[j] - u[j]) % L for j in range(n)]
+    sigma = [(w[i] + b[perm[i]]) % L for i in range(n)]
+    d = b"".join(enc(g * (gamma * b[perm[i]] % L)) for i in range(n))
+    t.append(b"D", d)
+    lam = t.challenge_scalar(b"lambda", G)
+    r = [(a[j] + lam * b[j]) % L for j in range(n)]
+    s = [gamma * r[perm[i]] % L for i in range(n)]
+    tau = (-tau0 + sum(b[j] * betas[j] for j in range(n))) % L
+    sigma_enc = b"".join(G.scalar_encode(x) for x in sigma)
+    t.append(b"sigma", sigma_enc)
+    t.append(b"tau", G.scalar_encode(tau))
+    # SS_n(R, S, g, Γ) on the same transcript and the same prover stream.
+    ts = t.challenge_scalar(b"ss.t", G)
+    xh = [(x - ts) % L for x in r]
+    yh = [(y - gamma * ts) % L for y in s]
+    th = [rng.scalar(G) for _ in range(2 * n - 1)]
+    exps = [-(th[0] * yh[0])] + [th[i - 1] * xh[i] - th[i] * yh[i] for i in range(1, n)] \
+        + [gamma * th[i - 1] - th[i] for i in range(n, 2 * n - 1)] + [gamma * th[2 * n - 2]]
+    theta = b"".join(enc(g * (e % L)) for e in exps)
+    t.append(b"ss.Theta", theta)
+    c = t.challenge_scalar(b"ss.c", G)
+    alpha, prod = [], 1
+    for i in range(n):
+        prod = prod * xh[i] * pow(yh[i], -1, L) % L
+        alpha.append((th[i] + c * prod) % L)
+    gamma_inv = pow(gamma, -1, L)
+    for i in range(n, 2 * n - 1):
+        alpha.append((th[i] + c * pow(gamma_inv, 2 * n - (i + 1), L)) % L)
+    return first + d + theta + sigma_enc + G.scalar_encode(tau) + \
+        b"".join(G.scalar_encode(x) for x in alpha)
+
+
+def reproved(case):
+    im = case["intermediates"]
+    forks = [e for e in im["transcript_events"] if e["event"] == "prover-rng"]
+    if len(forks) != 1:
+        return False
+    betas = [G.scalar_decode(bytes.fromhex(x)) for x in im["rerandomizers"]]
+    proof = prove(case["inputs"], im["permutation"], betas, bytes.fromhex(forks[0]["entropy"]))
+    return proof.hex() == case["inputs"]["proof"]
+
+
 def run(doc, report):
     for group in doc["test_groups"]:
         for case in group["cases"]:
@@ -148,3 +230,5 @@ def run(doc, report):
             want = case["result"] == "valid"
             report.expect(case, each == want and batched == want,
                           f"per-equation {each}, batched {batched}")
+            if want:
+                report.expect(case, reproved(case), "re-proved from witness and entropy")

@@ -8,6 +8,8 @@ OP_PROTOCOL = 0x00
 OP_APPEND = 0x01
 OP_CHALLENGE = 0x02
 OP_RATCHET = 0x03
+OP_WITNESS = 0x04
+OP_RNG = 0x05
 
 
 def u64le(n):
@@ -49,9 +51,33 @@ class Transcript:
     def challenge_scalar(self, label, group):
         return group.scalar_from_uniform(self.challenge_bytes(label, 64))
 
+    def prover_rng(self, witness_label, witness, entropy):
+        """spec/transcript.md §5: a fork of the state with the witness and 32 entropy bytes
+        framed in; returns its stream (an object whose scalar(group) reads 64 bytes)."""
+        fork = self.h.copy()
+        for op, label, data in ((OP_WITNESS, witness_label, witness), (OP_RNG, b"rng", entropy)):
+            fork.update(bytes([op]) + u64le(len(label)) + label + u64le(len(data)) + data)
+        return ProverStream(fork)
+
     def challenge_scalars(self, label, n, group):
         out = self._squeeze(label, n, 64 * n)
         return [group.scalar_from_uniform(out[64 * i:64 * i + 64]) for i in range(n)]
+
+
+class ProverStream:
+    """The XOF output of a forked prover RNG, read front to back."""
+
+    def __init__(self, hasher):
+        self.h = hasher
+        self.pos = 0
+
+    def read(self, n):
+        out = self.h.xof(n, seek=self.pos)
+        self.pos += n
+        return out
+
+    def scalar(self, group):
+        return group.scalar_from_uniform(self.read(64))
 
 
 def context_transcript(purpose, session, round_=None, slot=None, sender=None, fields=()):

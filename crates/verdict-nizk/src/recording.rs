@@ -41,7 +41,9 @@ pub enum Record {
     /// Secret scalars drawn from a prover RNG, in order (canonical encodings).
     Scalars {
         /// What they are: `nonces`, `or-nonces`, `or-simulated-challenges`,
-        /// `signature-nonce`.
+        /// `signature-nonce`; from other crates' provers (through
+        /// [`TranscriptRng::draw_scalars`](crate::TranscriptRng::draw_scalars)) `shuffle-gamma`,
+        /// `shuffle-nonces`, `simple-shuffle-nonces` and `encryption-randomness`.
         what: &'static str,
         /// The encodings.
         scalars: Vec<Vec<u8>>,

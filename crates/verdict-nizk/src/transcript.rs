@@ -10,7 +10,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, Scalar};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::encoded::Encoded;
 
@@ -235,6 +235,21 @@ pub struct TranscriptRng {
 impl core::fmt::Debug for TranscriptRng {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("TranscriptRng(<redacted>)")
+    }
+}
+
+impl TranscriptRng {
+    /// Draws `n` secret scalars, each from the next 64 stream bytes reduced mod the group
+    /// order (`Scalar::random`). For provers outside this crate (the shuffle, the ElGamal
+    /// suite's encryption randomness): inside a vectors recording (feature `vectors`) the
+    /// scalars are recorded as `what`, so an implementation can check its draws one by one.
+    pub fn draw_scalars<S: Scalar>(&mut self, what: &'static str, n: usize) -> Zeroizing<Vec<S>> {
+        let out = Zeroizing::new((0..n).map(|_| S::random(&mut *self)).collect::<Vec<S>>());
+        #[cfg(feature = "vectors")]
+        crate::recording::scalars(what, &out);
+        #[cfg(not(feature = "vectors"))]
+        let _ = what;
+        out
     }
 }
 

@@ -11,9 +11,9 @@ use verdict_group::{FixedBaseTable, Group, Scalar};
 
 use crate::ProofContext;
 use crate::error::{Check, ShuffleError};
-use crate::transcript::{Transcript, append_scalars, challenge_weights};
+use crate::transcript::{Transcript, TranscriptRng, append_scalars, challenge_weights};
 use crate::util::{batch_invert, check_len, check_permutation, concat_reprs, encode_flat};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 /// A non-interactive proof for the simple k-shuffle: `2k` points and `2k − 1` scalars.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,14 +50,17 @@ pub(crate) type MulEncoded<'a, G> =
 
 /// Proves the simple shuffle given `x̂ᵢ`-generating logs `x`, `y = γ·x_π`, on a transcript
 /// that already holds the statement. `mul_base` multiplies the base by each of a batch of
-/// secret scalars and returns the products with their encodings.
-pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
+/// secret scalars and returns the products with their encodings. The nonces `θ` are the next
+/// `2k − 1` scalars of `prng`, a prover RNG forked by the caller (hedged: see
+/// [`Transcript::witness_rng`]), so a proof is a function of the witness, the transcript and
+/// the 32 bytes of external randomness the fork took.
+pub(crate) fn prove_core<G: Group>(
     tr: &mut Transcript,
     mul_base: &MulEncoded<'_, G>,
     gamma: &G::Scalar,
     x: &[G::Scalar],
     y: &[G::Scalar],
-    rng: &mut R,
+    prng: &mut TranscriptRng,
 ) -> Result<SimpleShuffleProof<G>, ShuffleError> {
     let k = x.len();
     let t = tr.challenge_scalar::<G>(b"ss.t");
@@ -71,8 +74,7 @@ pub(crate) fn prove_core<G: Group, R: RngCore + CryptoRng + ?Sized>(
     if xh.iter().any(Scalar::is_zero) {
         return Err(ShuffleError::Degenerate);
     }
-    let theta_s: Zeroizing<Vec<G::Scalar>> =
-        Zeroizing::new((0..2 * k - 1).map(|_| G::Scalar::random(rng)).collect());
+    let theta_s = prng.draw_scalars::<G::Scalar>("simple-shuffle-nonces", 2 * k - 1);
     let mut exps = Zeroizing::new(Vec::with_capacity(2 * k));
     exps.push(-(theta_s[0] * yh[0]));
     for i in 1..k {
@@ -273,7 +275,18 @@ pub fn prove_simple<G: Group, R: RngCore + CryptoRng + ?Sized>(
         let reprs = G::batch_to_bytes(&points);
         (points, reprs)
     };
-    prove_core(&mut tr, &mul_base, gamma, x, &y, rng)
+    // Hedged nonces: the witness is γ then the logs x, in order (canonical encodings).
+    let mut prng = {
+        let mut reprs: Vec<_> = core::iter::once(gamma)
+            .chain(x)
+            .map(Scalar::to_bytes)
+            .collect();
+        let parts: Vec<&[u8]> = reprs.iter().map(AsRef::as_ref).collect();
+        let prng = tr.witness_rng(b"simple-shuffle-witness", &parts, rng);
+        reprs.iter_mut().for_each(|r| r.as_mut().zeroize());
+        prng
+    };
+    prove_core(&mut tr, &mul_base, gamma, x, &y, &mut prng)
 }
 
 /// Verifies a standalone simple k-shuffle equation by equation.

@@ -1,7 +1,7 @@
 //! Fiat–Shamir helpers on top of `verdict-nizk`'s [`Transcript`].
 
 use verdict_group::{Group, Scalar};
-pub(crate) use verdict_nizk::Transcript;
+pub(crate) use verdict_nizk::{Transcript, TranscriptRng};
 
 /// Absorbs a list of scalars as one framed message (the count is implied by the length).
 pub(crate) fn append_scalars<S: Scalar>(t: &mut Transcript, label: &'static [u8], ss: &[S]) {

@@ -2,7 +2,7 @@
 
 use rand_core::RngCore;
 use serde_json::json;
-use verdict_group::Group;
+use verdict_group::{Group, Scalar};
 use verdict_shuffle::{Ciphertext, CiphertextList, ProofContext, ShuffleStatement};
 
 use super::{Case, Cases, VectorFile, hx, rng};
@@ -54,6 +54,11 @@ pub(crate) fn file<G: Group>(name: &str) -> VectorFile {
             )
             .intermediates(json!({
                 "permutation": witness.permutation(),
+                "rerandomizers": witness
+                    .rerandomizers()
+                    .iter()
+                    .map(|b| hx(b.expose().to_bytes()))
+                    .collect::<Vec<_>>(),
                 "transcript_events": events,
             })),
         );

@@ -447,11 +447,41 @@ fn shuffle_vectors_verify() {
         assert_eq!(each, batched, "{name} #{}: verifiers disagree", c["id"]);
         if is_valid(&c) {
             let what = format!("{name} #{}", c["id"]);
-            let events = &c["intermediates"]["transcript_events"];
+            let im = &c["intermediates"];
+            let events = &im["transcript_events"];
             assert!(
                 recorded::check_challenge_outputs(events, &what) > 0,
                 "{what}"
             );
+            // Generation, not only verification: the recorded draws follow from the recorded
+            // fork, and the witness with the recorded entropy proves the very same bytes.
+            recorded::check_events::<Ristretto255>(events, &what);
+            assert_eq!(
+                recorded::drawn::<Ristretto255>(events, "shuffle-nonces").len(),
+                1 + 3 * n,
+                "{what}: τ₀, u, w, a"
+            );
+            let permutation: Vec<usize> = im["permutation"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| j.as_u64().unwrap() as usize)
+                .collect();
+            let rerandomizers = im["rerandomizers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| {
+                    verdict_group::SecretScalar::new(
+                        <Ristretto255 as Group>::Scalar::from_bytes(&unhex(b)).unwrap(),
+                    )
+                })
+                .collect();
+            let witness = verdict_shuffle::ShuffleWitness::new(permutation, rerandomizers);
+            let mut replay = recorded::ReplayRng::new(&recorded::entropies(events));
+            let again = verdict_shuffle::prove(&ctx, &st, &witness, &mut replay).unwrap();
+            assert!(replay.exhausted(), "{what}: every recorded fork made");
+            assert_eq!(again.to_bytes(), unhex(&inp["proof"]), "{what}: re-proved");
         }
     }
 }

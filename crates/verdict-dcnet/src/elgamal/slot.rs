@@ -5,7 +5,7 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_group::framing::{decode_message, encode_message};
 use verdict_group::{Group, MessageGroup, Scalar, SecretScalar};
 use verdict_nizk::{BatchVerifier, Encoded, LinearRelation, Or, Statement};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::server_dleq;
 use crate::verifiable::{
@@ -99,10 +99,25 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         rng: &mut R,
     ) -> Result<ClientCiphertext<G>, SuiteError> {
         let l = self.slot.elements;
+        let mut t = self
+            .slot
+            .context(CLIENT_PURPOSE, &self.suite, client)
+            .transcript();
+        // The encryption randomness is hedged like a proof nonce: drawn from a fork of the
+        // slot's transcript (session, round, slot, sender), the owner's pseudonym secret (a
+        // cover has none) and 32 bytes of `rng`, so it never repeats across rounds or slots
+        // even under a weak `rng`, and is reproducible from those 32 bytes (spec/ciphersuites.md).
         // Wiped on every return path: the `r_k` are the pads' discrete logs, and for an owner
         // `r_k·Z + M_k` before encoding identifies the message.
-        let rs: Zeroizing<Vec<G::Scalar>> =
-            Zeroizing::new((0..l).map(|_| G::Scalar::random(rng)).collect());
+        let rs = {
+            let mut y_repr = owner.as_ref().map(|(y, _)| y.to_bytes());
+            let parts: Vec<&[u8]> = y_repr.iter().map(AsRef::as_ref).collect();
+            let mut prng = t.witness_rng(b"encryption-witness", &parts, rng);
+            if let Some(r) = y_repr.as_mut() {
+                r.as_mut().zeroize();
+            }
+            prng.draw_scalars::<G::Scalar>("encryption-randomness", l)
+        };
         let z = *self.joint_key.point();
         let r_points: Vec<G> = rs.iter().map(G::mul_generator).collect();
         let mut c_points: Zeroizing<Vec<G>> = Zeroizing::new(rs.iter().map(|r| z * r).collect());
@@ -116,10 +131,6 @@ impl<G: MessageGroup> ElGamalSlot<G> {
         let [cover, owner_branch] = self.client_branches(pseudonym_key, &r, &c)?;
         let or = Or::new(vec![&cover as &dyn Statement<G>, &owner_branch])
             .map_err(|_| SuiteError::Parameters("client statement"))?;
-        let mut t = self
-            .slot
-            .context(CLIENT_PURPOSE, &self.suite, client)
-            .transcript();
         let proof = match owner {
             None => or.prove(&mut t, 0, &rs, rng),
             Some((y, _)) => {

@@ -137,3 +137,29 @@ fn cover_branch_with_foreign_r_is_rejected() {
         Err(SuiteError::ClientProof { client: 4 })
     );
 }
+
+/// The encryption randomness is hedged: a client whose RNG repeats (here: the same seed for
+/// two ciphertexts) still draws different `r_k` in another round or slot, because the fork
+/// binds the slot's context; with the same context and stream the ciphertext is reproduced.
+#[test]
+fn a_repeating_rng_does_not_repeat_the_encryption_randomness() {
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let keys: Vec<G> = (0..2).map(|_| G::random(&mut rng)).collect();
+    let pseudonym = G::random(&mut rng);
+    let cover = |round: u64, slot: u32| {
+        let suite = ElGamalSlot::<G>::new(params(round, slot, 2), &keys).unwrap();
+        let mut stuck = ChaCha20Rng::seed_from_u64(99);
+        suite
+            .cover_create(0, &pseudonym, &mut stuck)
+            .unwrap()
+            .to_bytes()
+    };
+    let r_part = |ct: &[u8]| ct[..2 * G::ENCODED_LEN].to_vec();
+    assert_eq!(
+        cover(1, 0),
+        cover(1, 0),
+        "same context, same stream: same bytes"
+    );
+    assert_ne!(r_part(&cover(1, 0)), r_part(&cover(2, 0)), "another round");
+    assert_ne!(r_part(&cover(1, 0)), r_part(&cover(1, 1)), "another slot");
+}

@@ -59,15 +59,6 @@ pub(crate) fn prove_with_hooks<G: Group, R: RngCore + CryptoRng + ?Sized>(
     Err(ShuffleError::Degenerate)
 }
 
-pub(super) fn random_nonzero<S: Scalar, R: RngCore + CryptoRng + ?Sized>(rng: &mut R) -> S {
-    loop {
-        let s = S::random(rng);
-        if !s.is_zero() {
-            return s;
-        }
-    }
-}
-
 fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     mut tr: Transcript,
     st: &ShuffleStatement<'_, G>,
@@ -88,24 +79,44 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         pinv[j] = i;
     }
 
-    // EGA.1
-    let gamma = Zeroizing::new(random_nonzero::<G::Scalar, _>(rng));
-    let tau0 = Zeroizing::new(G::Scalar::random(rng));
-    let random_vec = |rng: &mut R| -> Zeroizing<Vec<G::Scalar>> {
-        Zeroizing::new((0..n).map(|_| G::Scalar::random(rng)).collect())
+    // EGA.1. Every secret below is drawn from a prover RNG forked from the transcript (the
+    // statement), the witness and 32 bytes of `rng` — hedged: a weak `rng` alone does not
+    // repeat γ or the nonces across different shuffles, and a proof is reproducible from
+    // those 32 bytes (spec/shuffle.md gives the draw order).
+    let mut prng = {
+        let mut wbytes: Zeroizing<Vec<u8>> = Zeroizing::new(Vec::with_capacity(
+            n * (8 + <G::Scalar as Scalar>::Repr::default().as_ref().len()),
+        ));
+        for &j in pi {
+            wbytes.extend_from_slice(&(j as u64).to_le_bytes());
+        }
+        for b in &witness.rerandomizers {
+            wbytes.extend_from_slice(b.expose().to_bytes().as_ref());
+        }
+        tr.witness_rng(b"shuffle-witness", &[&wbytes], rng)
     };
-    let u = random_vec(rng);
-    let w = random_vec(rng);
-    let a = random_vec(rng);
+    // γ must be invertible: a zero draw (probability 1/q) is discarded and drawn again.
+    let gamma = loop {
+        let g = prng.draw_scalars::<G::Scalar>("shuffle-gamma", 1);
+        if let Some(&g) = g.first().filter(|g| !g.is_zero()) {
+            break Zeroizing::new(g);
+        }
+    };
+    // τ₀, then u₁..uₙ, w₁..wₙ, a₁..aₙ.
+    let nonces = prng.draw_scalars::<G::Scalar>("shuffle-nonces", 1 + 3 * n);
+    let tau0 = Zeroizing::new(nonces[0]);
+    let u = &nonces[1..=n];
+    let w = &nonces[1 + n..=2 * n];
+    let a = &nonces[1 + 2 * n..];
     // Every published point is computed together with its encoding (a group may share work
     // across the batch; ristretto255 saves an inverse square root per point).
     let gamma_pt = G::mul_generator(&gamma);
-    let (a_pts, a_enc) = G::mul_generator_encoded(&a);
+    let (a_pts, a_enc) = G::mul_generator_encoded(a);
     let c_exps: Zeroizing<Vec<G::Scalar>> =
         Zeroizing::new(pi.iter().map(|&j| *gamma * a[j]).collect());
     let (c_pts, c_enc) = G::mul_generator_encoded(&c_exps);
     drop(c_exps);
-    let (u_pts, u_enc) = G::mul_generator_encoded(&u);
+    let (u_pts, u_enc) = G::mul_generator_encoded(u);
     // W is built from its halves W/2 = (γw/2)·g, which are kept: D/2 is derived from them below.
     let w_half_exps: Zeroizing<Vec<G::Scalar>> =
         Zeroizing::new(w.iter().map(|wi| *gamma * *wi * half).collect());
@@ -185,8 +196,14 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     tr.append_scalar(b"tau", &tau);
 
     // EGA.6: SS_k(R, S, g, Γ) with Rᵢ = rᵢ·g, Sᵢ = sᵢ·g = γ·R_{π(i)}.
-    let simple =
-        simple::prove_core::<G, R>(&mut tr, &G::mul_generator_encoded, &gamma, &r, &s, rng);
+    let simple = simple::prove_core::<G>(
+        &mut tr,
+        &G::mul_generator_encoded,
+        &gamma,
+        &r,
+        &s,
+        &mut prng,
+    );
 
     Ok(ShuffleProof {
         gamma: gamma_pt,

@@ -48,6 +48,11 @@ impl<G: Group> ShuffleWitness<G> {
     pub fn permutation(&self) -> &[usize] {
         &self.permutation
     }
+    /// `β_j`, indexed by input (secret: with them and the permutation anyone links outputs to
+    /// inputs).
+    pub fn rerandomizers(&self) -> &[SecretScalar<G::Scalar>] {
+        &self.rerandomizers
+    }
 }
 
 impl<G: Group> core::fmt::Debug for ShuffleWitness<G> {

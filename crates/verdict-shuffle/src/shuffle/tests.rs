@@ -19,6 +19,15 @@ use rand_chacha::ChaCha20Rng;
 use verdict_group::Ristretto255 as G;
 
 type S = <G as Group>::Scalar;
+
+fn random_nonzero(rng: &mut ChaCha20Rng) -> S {
+    loop {
+        let s = S::random(rng);
+        if !s.is_zero() {
+            return s;
+        }
+    }
+}
 const SESSION: [u8; 32] = [7u8; 32];
 
 fn setup(n: usize, rng: &mut ChaCha20Rng) -> (KeyPair<G>, Vec<G>, CiphertextList<G>) {
@@ -101,9 +110,18 @@ fn forgery_tagged_outputs_needs_verifier_computed_r_s() {
     let s: Vec<S> = pi.iter().map(|&j| gamma * r[j]).collect();
     let r_pts: Vec<G> = r.iter().map(G::mul_generator).collect();
     let s_pts: Vec<G> = s.iter().map(G::mul_generator).collect();
-    let simple =
-        simple::prove_core::<G, _>(&mut tr, &G::mul_generator_encoded, &gamma, &r, &s, &mut rng)
-            .unwrap();
+    let simple = {
+        let mut prng = tr.witness_rng(b"forger", &[], &mut rng);
+        simple::prove_core::<G>(
+            &mut tr,
+            &G::mul_generator_encoded,
+            &gamma,
+            &r,
+            &s,
+            &mut prng,
+        )
+        .unwrap()
+    };
     let proof = ShuffleProof::assemble(
         gamma_pt, a, c, u_pts, w_pts, lambda1, lambda2, d, sigma, tau, simple,
     );
@@ -235,4 +253,29 @@ fn per_equation_verifier_pinpoints() {
             check: Check::Batched
         })
     );
+}
+
+/// The prover's secrets come from a hedged fork: the same statement, witness and caller
+/// stream give the same proof (what the vectors rely on), while a caller RNG that repeats
+/// across two different shuffles still gives them different `γ` (the fork binds the
+/// statement and the witness), so their nonces cannot be related.
+#[test]
+fn prover_randomness_is_hedged_and_reproducible() {
+    let mut rng = ChaCha20Rng::seed_from_u64(21);
+    let (kp, _, inputs) = setup(4, &mut rng);
+    let h = kp.public();
+    let ctx = ProofContext::new(SESSION, 1);
+    let (out_a, wit_a) = shuffle(&h, &inputs, &mut rng);
+    let (out_b, wit_b) = shuffle(&h, &inputs, &mut rng);
+    let proof = |outputs: &CiphertextList<G>, witness: &ShuffleWitness<G>| {
+        let st = ShuffleStatement {
+            h,
+            inputs: &inputs,
+            outputs,
+        };
+        let mut stuck = ChaCha20Rng::seed_from_u64(7);
+        prove(&ctx, &st, witness, &mut stuck).unwrap()
+    };
+    assert_eq!(proof(&out_a, &wit_a), proof(&out_a, &wit_a));
+    assert_ne!(proof(&out_a, &wit_a).gamma, proof(&out_b, &wit_b).gamma);
 }

@@ -64,7 +64,9 @@ pub(crate) fn check_events<G: Group>(events: &Value, what: &str) -> (G::Scalar, 
                 frame.extend_from_slice(&32u64.to_le_bytes());
                 frame.extend_from_slice(&entropy);
                 assert!(absorbed.ends_with(&frame), "{what}: rng frame");
-                stream = Some(xof(&absorbed, 64 * 64));
+                // Enough for every draw of one fork in these vectors (a shuffle of n draws
+                // 5n + 1 scalars, an ElGamal slot one per element before its proof's own fork).
+                stream = Some(xof(&absorbed, 64 * 1024));
                 used = 0;
             }
             "scalars" => {
@@ -76,7 +78,10 @@ pub(crate) fn check_events<G: Group>(events: &Value, what: &str) -> (G::Scalar, 
                     assert_eq!(k.to_bytes().as_ref(), &unhex(enc)[..], "{what}: scalar");
                     drawn.push(k);
                 }
-                if e["what"] != "or-simulated-challenges" {
+                if e["what"] == "nonces"
+                    || e["what"] == "or-nonces"
+                    || e["what"] == "signature-nonce"
+                {
                     nonces = drawn;
                 }
             }
@@ -85,6 +90,75 @@ pub(crate) fn check_events<G: Group>(events: &Value, what: &str) -> (G::Scalar, 
     }
     (challenge.expect("a scalar challenge"), nonces)
 }
+
+/// Every `prover-rng` event's `entropy`, in order: what the prover took from its caller's RNG.
+pub(crate) fn entropies(events: &Value) -> Vec<[u8; 32]> {
+    events
+        .as_array()
+        .expect("transcript_events")
+        .iter()
+        .filter(|e| e["event"] == "prover-rng")
+        .map(|e| unhex(&e["entropy"]).try_into().expect("32 entropy bytes"))
+        .collect()
+}
+
+/// Every scalar of the `scalars` events named `what`, in order.
+pub(crate) fn drawn<G: Group>(events: &Value, what: &str) -> Vec<G::Scalar> {
+    events
+        .as_array()
+        .expect("transcript_events")
+        .iter()
+        .filter(|e| e["event"] == "scalars" && e["what"] == what)
+        .flat_map(|e| e["scalars"].as_array().expect("scalars").clone())
+        .map(|s| G::Scalar::from_bytes(&unhex(&s)).expect("canonical scalar"))
+        .collect()
+}
+
+/// An RNG that hands out recorded entropy and nothing else: a prover given it must make
+/// exactly the recorded forks (each takes 32 bytes), so re-proving with it shows that a proof
+/// is a function of the witness, the statement and that entropy. Any other draw panics.
+pub(crate) struct ReplayRng {
+    bytes: Vec<u8>,
+    pos: usize,
+}
+
+impl ReplayRng {
+    pub(crate) fn new(entropies: &[[u8; 32]]) -> Self {
+        ReplayRng {
+            bytes: entropies.concat(),
+            pos: 0,
+        }
+    }
+    /// Whether every recorded byte was consumed.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.pos == self.bytes.len()
+    }
+}
+
+impl rand_core::RngCore for ReplayRng {
+    fn next_u32(&mut self) -> u32 {
+        panic!("a prover drew a u32 outside a hedged fork")
+    }
+    fn next_u64(&mut self) -> u64 {
+        panic!("a prover drew a u64 outside a hedged fork")
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        assert_eq!(dest.len(), 32, "a prover drew other than a fork's 32 bytes");
+        let end = self.pos + 32;
+        assert!(
+            end <= self.bytes.len(),
+            "a prover forked more often than recorded"
+        );
+        dest.copy_from_slice(&self.bytes[self.pos..end]);
+        self.pos = end;
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand_core::Error> {
+        self.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+impl rand_core::CryptoRng for ReplayRng {}
 
 /// For `R ‖ s` layouts (Schnorr proofs over the generator, key registrations, signatures):
 /// `k·G = R` and `s = k + c·x`.
