@@ -57,6 +57,18 @@ const TARGETS: &[(&str, &str, &[&[u8]])] = &[
         &[&[0, 2], &[2, 2], &[3, 2], &[4, 0], &[5, 2], &[6, 3]],
     ),
     ("proto", "", &[&[2], &[8], &[9], &[10], &[13]]),
+    // Scripts, not vectors: run set-up and a round; submit and run; replay, mutate, garble and
+    // seal as client 2 between steps (see fuzz_targets/session.rs for the action codes).
+    (
+        "session",
+        "",
+        &[
+            &[0, 63, 0, 63, 0, 63, 0, 63],
+            &[0, 63, 0, 63, 5, 0, 0, 63, 0, 63, 0, 63],
+            &[0, 63, 0, 63, 1, 0, 7, 0, 0, 63, 2, 0, 9, 0, 3, 0x40, 1, 0, 63],
+            &[0, 63, 3, 0, 16, 1, 0, 63, 4, 5, 1, 1, 0, 3, 0, 0, 63],
+        ],
+    ),
 ];
 
 /// At most this many seeds per target (the vectors hold many near-identical strings).
