@@ -46,6 +46,13 @@ pub struct LocalArgs {
     /// traced and excluded while everyone else's messages still arrive.
     #[arg(long, default_value_t = 0)]
     pub jammer: usize,
+    /// The last K clients stay away during set-up and start only once the others are set up:
+    /// set-up goes on without them at its deadline, and each late one is told it is out.
+    #[arg(long, default_value_t = 0)]
+    pub absent: usize,
+    /// The set-up window: servers wait this long for their clients' set-up messages.
+    #[arg(long, default_value_t = 20)]
+    pub setup_window_s: u64,
     /// A silent server is declared unresponsive after this many seconds.
     #[arg(long, default_value_t = 15)]
     pub server_timeout_s: u64,
@@ -110,7 +117,7 @@ pub fn generate(dir: &Path, args: &LocalArgs) -> Result<PathBuf, NodeError> {
         suite: args.suite,
         mode: args.mode,
         window_ms: 2000,
-        setup_window_s: 20,
+        setup_window_s: args.setup_window_s,
         server_timeout_s: args.server_timeout_s,
     }
     .policy();
@@ -173,9 +180,11 @@ fn spawn(
 
 /// Runs `verdict local`.
 pub async fn run(args: LocalArgs) -> Result<(), NodeError> {
-    if args.servers == 0 || args.clients < 2 || args.jammer + 1 >= args.clients {
+    let present = args.clients.saturating_sub(args.absent);
+    if args.servers == 0 || present < 2 || args.jammer + 1 >= present {
         return Err(NodeError::Usage(
-            "need at least one server and two clients, and an honest client besides the jammers"
+            "need at least one server, two clients present at set-up, and an honest present \
+             client besides the jammers"
                 .into(),
         ));
     }
@@ -225,55 +234,62 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
         }
         children.procs.push((format!("s{j}"), child));
     }
-    let present = args.clients;
+    let present = args.clients - args.absent;
     let honest = present - args.jammer;
+    let spawn_client =
+        |i: usize, children: &mut Children, tx: &mpsc::Sender<Line>| -> Result<(), NodeError> {
+            let key = dir.join(format!("c{i}.key"));
+            let jams = (honest..present).contains(&i);
+            let mut a: Vec<&std::ffi::OsStr> = vec![
+                "client".as_ref(),
+                "--group".as_ref(),
+                group.as_os_str(),
+                "--key".as_ref(),
+                key.as_os_str(),
+            ];
+            if jams {
+                a.extend([
+                    std::ffi::OsStr::new("--jam-from-round"),
+                    std::ffi::OsStr::new("1"),
+                ]);
+            }
+            let mut child = spawn(&exe, &a, &dir.join(format!("c{i}.log")), true)?;
+            if let Some(mut stdin) = child.stdin.take().filter(|_| !jams) {
+                let rounds = args.rounds;
+                tokio::spawn(async move {
+                    for k in 0..rounds {
+                        let line = format!("{}\n", message(k, i));
+                        if stdin.write_all(line.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                    // Keep stdin open: EOF is not a reason for a client to leave.
+                    std::future::pending::<()>().await;
+                    drop(stdin);
+                });
+            }
+            if let Some(out) = child.stdout.take() {
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    let mut lines = tokio::io::BufReader::new(out).lines();
+                    while let Ok(Some(l)) = lines.next_line().await {
+                        if let Ok(value) = serde_json::from_str(&l)
+                            && tx.send(Line { client: i, value }).await.is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+            }
+            children.procs.push((format!("c{i}"), child));
+            Ok(())
+        };
     for i in 0..present {
-        let key = dir.join(format!("c{i}.key"));
-        let jams = i >= honest;
-        let mut a: Vec<&std::ffi::OsStr> = vec![
-            "client".as_ref(),
-            "--group".as_ref(),
-            group.as_os_str(),
-            "--key".as_ref(),
-            key.as_os_str(),
-        ];
-        if jams {
-            a.extend([
-                std::ffi::OsStr::new("--jam-from-round"),
-                std::ffi::OsStr::new("1"),
-            ]);
-        }
-        let mut child = spawn(&exe, &a, &dir.join(format!("c{i}.log")), true)?;
-        if let Some(mut stdin) = child.stdin.take().filter(|_| !jams) {
-            let rounds = args.rounds;
-            tokio::spawn(async move {
-                for k in 0..rounds {
-                    let line = format!("{}\n", message(k, i));
-                    if stdin.write_all(line.as_bytes()).await.is_err() {
-                        return;
-                    }
-                }
-                // Keep stdin open: EOF is not a reason for a client to leave.
-                std::future::pending::<()>().await;
-                drop(stdin);
-            });
-        }
-        if let Some(out) = child.stdout.take() {
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                let mut lines = tokio::io::BufReader::new(out).lines();
-                while let Ok(Some(l)) = lines.next_line().await {
-                    if let Ok(value) = serde_json::from_str(&l)
-                        && tx.send(Line { client: i, value }).await.is_err()
-                    {
-                        return;
-                    }
-                }
-            });
-        }
-        children.procs.push((format!("c{i}"), child));
+        spawn_client(i, &mut children, &tx)?;
     }
-    drop(tx);
+    // Kept until the absent clients are spawned (once the others are set up); then every
+    // sender is a child's reader, and a closed channel means every client exited.
+    let mut late_tx = Some(tx);
     let pids: Vec<String> = children
         .procs
         .iter()
@@ -297,6 +313,13 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
     let mut traced: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let jammers: std::collections::BTreeSet<String> =
         (honest..present).map(|i| format!("client {i}")).collect();
+    let absent: Vec<String> = (present..args.clients)
+        .map(|i| format!("client {i}"))
+        .collect();
+    if absent.is_empty() {
+        late_tx = None;
+    }
+    let mut told_out: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
     let mut ready = 0usize;
     let mut round = 0u64;
     let deadline = tokio::time::sleep(Duration::from_secs(args.timeout_s));
@@ -307,7 +330,8 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
         let done = seen
             .iter()
             .all(|s| expected.iter().all(|m| s.contains_key(m)))
-            && jammers.is_subset(&traced);
+            && jammers.is_subset(&traced)
+            && told_out.len() == absent.len();
         if done {
             break Ok(());
         }
@@ -316,14 +340,44 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
                 let Some(Line { client, value }) = line else {
                     break Err(NodeError::Net("every client exited".into()));
                 };
+                let event = value["event"].as_str().unwrap_or_default();
+                let named_absent: Vec<&str> = value["absent"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|c| c.as_str()).collect())
+                    .unwrap_or_default();
+                if client >= present {
+                    // A late client: told by its server's set-up transcript that it is out.
+                    if event == "setup_complete" {
+                        if !value["own_slot"].is_null() || named_absent != absent {
+                            break Err(NodeError::Net(format!(
+                                "late client {client} was not told it is out: {value}"
+                            )));
+                        }
+                        told_out.insert(client);
+                        let line = format!("client {client} (late): set-up went on without it");
+                        if args.quiet { println!("{line}") } else { bar.println(line) }
+                    }
+                    continue;
+                }
                 if client >= honest {
                     continue;
                 }
-                let event = value["event"].as_str().unwrap_or_default();
                 match event {
                     "setup_complete" => {
+                        if named_absent != absent {
+                            break Err(NodeError::Net(format!(
+                                "client {client} names {named_absent:?} absent, not {absent:?}"
+                            )));
+                        }
                         ready += 1;
                         bar.set_message(format!("{ready}/{present} clients set up"));
+                        if let Some(tx) = late_tx.take() {
+                            let spawned = (present..args.clients)
+                                .try_for_each(|i| spawn_client(i, &mut children, &tx));
+                            if let Err(e) = spawned {
+                                break Err(e);
+                            }
+                        }
                     }
                     "round" => {
                         let r = value["round"].as_u64().unwrap_or(0);

@@ -7,9 +7,16 @@ use verdict_proto::Event;
 /// messages).
 pub fn event_json(e: &Event) -> Option<Value> {
     Some(match e {
-        Event::SetupComplete { slots, own_slot } => {
-            json!({"event": "setup_complete", "slots": slots, "own_slot": own_slot})
-        }
+        Event::SetupComplete {
+            slots,
+            own_slot,
+            absent,
+        } => json!({
+            "event": "setup_complete",
+            "slots": slots,
+            "own_slot": own_slot,
+            "absent": absent.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+        }),
         Event::SetupFailed { reason, culprits } => json!({
             "event": "setup_failed",
             "reason": format!("{reason:?}"),

@@ -126,3 +126,37 @@ fn a_jammer_is_traced_and_excluded_and_messages_flow_again() {
         "{out}"
     );
 }
+
+#[test]
+fn set_up_goes_on_without_absent_clients_and_tells_the_late_ones() {
+    // Clients 5 and 6 start only after the others are set up: set-up closes at its 3 s
+    // deadline without them, the five present clients exchange every message, and each late
+    // client learns from its server's set-up transcript that it is out.
+    let (ok, out) = local(
+        &[
+            "--servers",
+            "3",
+            "--clients",
+            "7",
+            "--absent",
+            "2",
+            "--setup-window-s",
+            "3",
+            "--rounds",
+            "2",
+        ],
+        Duration::from_secs(120),
+    );
+    assert!(ok, "verdict local with absent clients failed:\n{out}");
+    for late in [5, 6] {
+        assert!(
+            out.contains(&format!("client {late} (late): set-up went on without it")),
+            "{out}"
+        );
+    }
+    assert!(
+        out.contains("5 clients each received 10 distinct messages of 10 sent, 0 duplicates"),
+        "{out}"
+    );
+    assert!(!out.contains("\"event\":\"excluded\""), "{out}");
+}

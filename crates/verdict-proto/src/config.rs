@@ -303,6 +303,11 @@ impl<S: ProtoSuite> GroupConfig<S> {
         Ok(msg)
     }
 
+    /// The upstream server of `client` (`None` outside the roster).
+    pub fn upstream_of(&self, client: ClientId) -> Option<ServerId> {
+        self.upstream.get(client.index()).copied()
+    }
+
     /// The clients whose upstream is `server`.
     pub fn clients_of(&self, server: ServerId) -> Vec<ClientId> {
         self.upstream

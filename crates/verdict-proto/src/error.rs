@@ -126,6 +126,16 @@ pub enum MessageError {
         /// The message type.
         kind: &'static str,
     },
+    /// A message from a client that was absent at set-up, so is not in this session (its
+    /// server answers a late set-up message once with the set-up transcript, which tells the
+    /// client so).
+    #[error("{kind} from {client}, absent at set-up")]
+    AbsentAtSetup {
+        /// The client.
+        client: ClientId,
+        /// The message type.
+        kind: &'static str,
+    },
 }
 
 /// Why a client was excluded. Every reason is checkable from the evidence servers hold.
@@ -320,9 +330,10 @@ pub enum ApiError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SetupFailure {
-    /// Clients did not send their set-up messages before their server's set-up window closed:
-    /// the convener restarts without them.
-    #[error("clients did not complete set-up")]
+    /// Fewer than two clients sent their set-up messages before the servers' set-up windows
+    /// closed (the culprits are the absent ones): the convener restarts without them. With two
+    /// or more present, absent clients are left out and set-up goes on.
+    #[error("fewer than two clients completed set-up")]
     Absent,
     /// A client's set-up message is malformed (framing or suite set-up).
     #[error("malformed client set-up message")]

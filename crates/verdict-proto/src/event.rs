@@ -26,10 +26,14 @@ pub struct Transmit {
 pub enum Event {
     /// Set-up finished: the pseudonym shuffle assigned `slots` slots; a client learns its own.
     SetupComplete {
-        /// Number of slots.
+        /// Number of slots (one per client present at set-up).
         slots: usize,
-        /// This client's slot (clients only; `None` for servers).
+        /// This client's slot (clients only; `None` for servers, and for a client absent at
+        /// set-up, which then takes no part in the session).
         own_slot: Option<u32>,
+        /// The clients absent at set-up (no server's set-up inventory carried their signed
+        /// set-up message): left out of the session, excluded from round 0 on.
+        absent: Vec<ClientId>,
     },
     /// Set-up cannot finish; the convener must restart without the culprits.
     SetupFailed {

@@ -51,6 +51,8 @@ pub(crate) fn client_setup_payload(submission: &[u8], suite_setup: &[u8]) -> Vec
 /// What set-up produces.
 pub(crate) struct SetupOutcome<S: ProtoSuite> {
     pub pseudonyms: Vec<VerifyingKey<S::G>>,
+    /// Clients absent at set-up; `client_setups` holds stand-ins for them.
+    pub absent: Vec<ClientId>,
     pub client_setups: Vec<S::ClientSetup>,
     pub server_setups: Vec<S::ServerSetup>,
 }
@@ -72,6 +74,8 @@ pub(crate) struct SetupLog<S: ProtoSuite> {
     applied_decryptions: Vec<Received<S::G>>,
     /// Pairs whose set-up commitments disagree, with the server's reveal once it arrives.
     disputes: Option<Disputes<S::G>>,
+    /// Clients absent at set-up (known once every inventory arrived), in order.
+    absent: Vec<ClientId>,
 }
 
 impl<S: ProtoSuite> SetupLog<S> {
@@ -113,6 +117,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             decryptions: BTreeMap::new(),
             applied_decryptions: Vec::new(),
             disputes: None,
+            absent: Vec::new(),
         })
     }
 
@@ -215,17 +220,28 @@ impl<S: ProtoSuite> SetupLog<S> {
                 seen.insert(c.0, bytes.to_vec());
             }
         }
-        let absent: Vec<Party> = (0..self.client_setups.len())
+        // Clients no inventory carries a set-up message of are absent: left out of the
+        // session (the shuffle runs over the others, and every server excludes them from round
+        // 0), and named by the transcript itself, which every participant replays. A client
+        // that sent its set-up message to any honest server is present (every inventory's
+        // client messages count, whoever forwards them).
+        self.absent = (0..self.client_setups.len())
             .filter(|&i| self.client_setups.get(i).is_some_and(Option::is_none))
-            .map(|i| Party::Client(ClientId(i as u32)))
+            .map(|i| ClientId(i as u32))
             .collect();
-        if !absent.is_empty() {
-            // Clients that never sent a set-up message: the convener restarts without them.
-            // (Their upstream servers are not to blame: they waited out the set-up window.)
+        if self.client_setups.len() - self.absent.len() < 2 {
+            // No session without two clients to hide among: the convener restarts.
             return Err(SetupFault {
-                culprits: absent,
+                culprits: self.absent.iter().map(|&c| Party::Client(c)).collect(),
                 failure: SetupFailure::Absent,
             });
+        }
+        let server_setups: Vec<S::ServerSetup> =
+            self.server_setups.iter().flatten().cloned().collect();
+        for &c in &self.absent {
+            if let Some(slot) = self.client_setups.get_mut(c.index()) {
+                *slot = Some(S::absent_client_setup(c, &server_setups));
+            }
         }
         // Cross-check the suite set-up now, before anyone spends time on the shuffle.
         let clients: Vec<S::ClientSetup> = self.client_setups.iter().flatten().cloned().collect();
@@ -242,7 +258,6 @@ impl<S: ProtoSuite> SetupLog<S> {
             }
             Err(e) => return Err(nobody(SetupFailure::Suite(e))),
         }
-        // Fewer than two clients: nobody is at fault for that (an absence was reported above).
         self.shuffle
             .close_submissions()
             .map_err(|e| nobody(SetupFailure::Shuffle(e)))
@@ -397,6 +412,7 @@ impl<S: ProtoSuite> SetupLog<S> {
             .collect::<Option<Vec<_>>>()?;
         Some(SetupOutcome {
             pseudonyms,
+            absent: self.absent.clone(),
             client_setups: self.client_setups.iter().flatten().cloned().collect(),
             server_setups: self.server_setups.iter().flatten().cloned().collect(),
         })

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{Party, SessionId};
+use verdict_dcnet::{ClientId, Party, SessionId};
 
 use crate::config::GroupConfig;
 use crate::error::SetupFailure;
@@ -42,8 +42,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 v
             }
         };
-        let nets = match verdict {
-            Ok(nets) => nets,
+        let (nets, absent) = match verdict {
+            Ok(v) => (v.nets, v.absent),
             Err((culprits, reason)) => {
                 self.events
                     .push_back(Event::SetupFailed { reason, culprits });
@@ -51,6 +51,17 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 return Ok(());
             }
         };
+        let slots = nets.ver.roster().pseudonyms().len();
+        if absent.contains(&self.id) {
+            // Our set-up message reached no inventory: the session went on without us.
+            self.events.push_back(Event::SetupComplete {
+                slots,
+                own_slot: None,
+                absent,
+            });
+            self.state = State::Done;
+            return Ok(());
+        }
         let own = nets
             .ver
             .roster()
@@ -61,10 +72,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let Some(secrets) = secrets.take() else {
             return Ok(());
         };
-        let slots = nets.ver.roster().pseudonyms().len();
         self.events.push_back(Event::SetupComplete {
             slots,
             own_slot: own,
+            absent,
         });
         let schedule = Schedule::new(&self.config.policy, slots, accusation_len::<S::G>());
         self.state = State::Ready(Box::new(Ready {
@@ -83,8 +94,23 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     }
 }
 
-/// The outcome of verifying a set-up transcript: the DC-net sessions, or the culprit.
-type Verified<S> = Result<Arc<SessionNets<S>>, (Vec<Party>, SetupFailure)>;
+/// A verified set-up transcript: the DC-net sessions and the clients absent at set-up.
+struct VerifiedSetup<S: ProtoSuite> {
+    nets: Arc<SessionNets<S>>,
+    absent: Vec<ClientId>,
+}
+
+impl<S: ProtoSuite> Clone for VerifiedSetup<S> {
+    fn clone(&self) -> Self {
+        Self {
+            nets: Arc::clone(&self.nets),
+            absent: self.absent.clone(),
+        }
+    }
+}
+
+/// The outcome of verifying a set-up transcript, or the culprits.
+type Verified<S> = Result<VerifiedSetup<S>, (Vec<Party>, SetupFailure)>;
 /// Verifies a whole set-up transcript (every signature, submission, shuffle and decryption
 /// proof) and builds the DC-net sessions. `Err` only for an undecodable transcript.
 fn verify_transcript<S: ProtoSuite>(
@@ -117,6 +143,7 @@ fn verify_transcript<S: ProtoSuite>(
     let outcome = log
         .outcome()
         .ok_or(WireError::Invalid("incomplete set-up transcript"))?;
+    let absent = outcome.absent;
     Ok(build_nets::<S>(
         log.roster0(),
         log.xor0(),
@@ -125,7 +152,10 @@ fn verify_transcript<S: ProtoSuite>(
         &outcome.server_setups,
         config.policy.mode.is_hybrid(),
     )
-    .map(Arc::new)
+    .map(|nets| VerifiedSetup {
+        nets: Arc::new(nets),
+        absent,
+    })
     .map_err(|f| (f.culprits, f.failure)))
 }
 

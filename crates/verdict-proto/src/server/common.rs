@@ -33,6 +33,8 @@ pub(crate) struct Core<S: ProtoSuite, R> {
     /// This server's clients.
     pub(crate) clients: BTreeSet<ClientId>,
     pub(crate) excluded: BTreeSet<ClientId>,
+    /// Clients absent at set-up (also in `excluded` once set-up completes).
+    pub(crate) absent: super::absent::Absent,
     pub(crate) now: Duration,
     /// When the session last moved (a message from a server, or a step of ours): silence is
     /// measured from here.

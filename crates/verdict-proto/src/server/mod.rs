@@ -34,6 +34,7 @@ use crate::slot::OpenSlot;
 use crate::suite::{ProtoSuite, ServerSecrets, XorOf};
 use crate::wire::{Kind, Received, Role, SharedBytes};
 
+mod absent;
 mod adversary;
 mod blame;
 mod common;
@@ -140,6 +141,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             rng,
             clients,
             excluded: BTreeSet::new(),
+            absent: Default::default(),
             now,
             last_progress: now,
             round: 0,

@@ -8,6 +8,7 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
 use verdict_shuffle::{KeyPair, Phase};
 
+use super::absent::Absent;
 use super::common::Core;
 use super::round::new_round;
 use super::state::EarlyBlame;
@@ -33,7 +34,11 @@ impl<S: ProtoSuite> SetupState<S> {
         let h = msg.header().clone();
         match h.sender {
             Party::Client(c) => {
-                if !core.clients.contains(&c) || self.sent_inventory {
+                // Any rostered client's set-up message is taken (its signature was checked on
+                // arrival), not only our own clients': a client whose upstream drops it can
+                // hand the same signed bytes to another server, and is then present — a
+                // server cannot leave an honest client out of the session alone.
+                if self.sent_inventory {
                     core.reject(MessageError::Unexpected {
                         from: h.sender,
                         kind: h.kind.name(),
@@ -64,6 +69,11 @@ impl<S: ProtoSuite> SetupState<S> {
         self.progress(core)
     }
 
+    /// How many of our own clients' set-up messages arrived (the window waits for those).
+    pub(super) fn arrived_own<R>(&self, core: &Core<S, R>) -> usize {
+        self.own.keys().filter(|c| core.clients.contains(c)).count()
+    }
+
     /// Takes every step that is ours to take now; the running session once set-up is done.
     pub(super) fn progress<R: RngCore + CryptoRng>(
         &mut self,
@@ -73,7 +83,7 @@ impl<S: ProtoSuite> SetupState<S> {
             // The set-up window: like a round's, measured from the server's start.
             let window = core.config.policy.setup_window;
             let expected = core.clients.len();
-            let arrived = self.own.len();
+            let arrived = self.arrived_own(core);
             let elapsed = core.now.saturating_sub(self.opened_at);
             if self.fraction_at.is_none() && arrived >= window.needed(expected) {
                 self.fraction_at = Some(elapsed);
@@ -174,12 +184,17 @@ impl<S: ProtoSuite> SetupState<S> {
             .take()
             .ok_or_else(|| failed(SetupFailure::NoSlots, Vec::new()))?;
         let slots = nets.ver.roster().pseudonyms().len();
-        let payload = payloads::ByteList::encode(&self.log.transcript());
+        let transcript = self.log.transcript();
+        let payload = payloads::ByteList::encode(&transcript);
+        core.absent = Absent::new(&outcome.absent, &core.clients, &|| payload.clone());
         let clients: Vec<ClientId> = core.clients.iter().copied().collect();
         core.send_to_clients(&clients, Kind::SetupTranscript, 0, payload);
+        // Absent clients have no slot and sent nothing to combine: no round waits for them.
+        core.excluded.extend(outcome.absent.iter().copied());
         core.events.push_back(Event::SetupComplete {
             slots,
             own_slot: None,
+            absent: outcome.absent,
         });
         let schedule = Schedule::new(&core.config.policy, slots, accusation_len::<S::G>());
         let m = core.config.num_servers();

@@ -53,7 +53,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         match &self.state {
             State::Setup(setup) if !setup.sent_inventory => {
                 let window = &core.config.policy.setup_window;
-                let all = setup.own.len() >= core.clients.len();
+                let all = setup.arrived_own(core) >= core.clients.len();
                 if let Some(close) = window.close_at(setup.fraction_at, all) {
                     t.push(setup.opened_at + close);
                 }

@@ -58,6 +58,15 @@ pub trait ProtoSuite: Verifiable<KeyGroup = Self::G> {
         let _ = (roster, client_setup, server_setup, reveal);
         None
     }
+
+    /// The set-up message that stands in for `client`, absent at set-up, so that the suite's
+    /// session can be built over the whole roster: it agrees with what every server published
+    /// for that client, so it raises no dispute. It is never used for a ciphertext, because
+    /// an absent client is excluded from round 0 on (its pads are in no server ciphertext).
+    fn absent_client_setup(
+        client: ClientId,
+        server_setups: &[Self::ServerSetup],
+    ) -> Self::ClientSetup;
 }
 
 /// The XOR suite paired with `S` in hybrid mode.

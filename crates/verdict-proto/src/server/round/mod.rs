@@ -33,6 +33,18 @@ impl<S: ProtoSuite> Running<S> {
         msg: Received<S::G>,
     ) -> Result<(), Stop> {
         let h = msg.header().clone();
+        if let Party::Client(c) = h.sender {
+            if core.absent.contains(c) {
+                if let Some(transcript) = core.absent.answer(c, h.kind) {
+                    core.send_to_clients(&[c], Kind::SetupTranscript, 0, transcript);
+                }
+                core.reject(MessageError::AbsentAtSetup {
+                    client: c,
+                    kind: h.kind.name(),
+                });
+                return Ok(());
+            }
+        }
         let unexpected = |core: &mut Core<S, R>| {
             core.reject(MessageError::Unexpected {
                 from: h.sender,

@@ -31,6 +31,8 @@ pub(super) enum State<S: ProtoSuite> {
 /// disputes, shuffle, decryptions).
 pub(super) struct SetupState<S: ProtoSuite> {
     pub(super) log: SetupLog<S>,
+    /// The client set-up messages received: our clients', and any other rostered client's
+    /// that handed its message to us (see `SetupState::handle`).
     pub(super) own: BTreeMap<ClientId, SharedBytes>,
     /// When the set-up window opened (the server's start) and when its fraction was reached.
     pub(super) opened_at: Duration,
