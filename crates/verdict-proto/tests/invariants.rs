@@ -10,7 +10,8 @@
 //! (d) every disruptor is excluded within a bounded number of rounds, or a server is halted
 //!     with evidence; when nothing halted and the window policy has a deadline, every honest
 //!     message is delivered;
-//! (e) no panic, and every honest server's memory stays within a bound set by the group size.
+//! (e) no panic, and every honest server's memory stays within a bound set by the group size;
+//! (f) set-up leaves out exactly the clients that never sent their set-up message.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use core::time::Duration;
@@ -39,6 +40,8 @@ enum ClientAttack {
     Crash,
     /// Joins at round 2 (honest).
     Late,
+    /// Never shows up, not even at set-up (honest, away): left out, never named.
+    Absent,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,7 +117,20 @@ impl Case {
     fn malicious_clients(&self) -> BTreeSet<ClientId> {
         self.clients
             .iter()
-            .filter(|(_, a)| !matches!(a, ClientAttack::Crash | ClientAttack::Late))
+            .filter(|(_, a)| {
+                !matches!(
+                    a,
+                    ClientAttack::Crash | ClientAttack::Late | ClientAttack::Absent
+                )
+            })
+            .map(|(c, _)| ClientId(*c))
+            .collect()
+    }
+
+    fn absent_clients(&self) -> Vec<ClientId> {
+        self.clients
+            .iter()
+            .filter(|(_, a)| **a == ClientAttack::Absent)
             .map(|(c, _)| ClientId(*c))
             .collect()
     }
@@ -165,6 +181,7 @@ impl Case {
                     from_round: 1,
                 },
                 (ClientAttack::Late, _) => Adversary::LateClient { client, round: 2 },
+                (ClientAttack::Absent, _) => Adversary::AbsentClient { client },
             });
         }
         for (&j, &a) in &self.servers {
@@ -301,6 +318,13 @@ fn run<S: ProtoSuite>(case: &Case) {
                 Event::SetupFailed { culprits, reason } => {
                     panic!("{who}: set-up failed ({reason}, {culprits:?}) {case:?}")
                 }
+                // (f) exactly the clients that stayed away are left out: no honest client
+                // that sent its set-up message is.
+                Event::SetupComplete { absent, .. } => assert_eq!(
+                    absent,
+                    &case.absent_clients(),
+                    "{who}: absent at set-up {case:?}"
+                ),
                 // (c)
                 Event::Delivered { message, .. } => {
                     assert!(
@@ -388,7 +412,7 @@ fn window(i: u8) -> Window {
     }
 }
 
-const CLIENT_ATTACKS: [ClientAttack; 7] = [
+const CLIENT_ATTACKS: [ClientAttack; 8] = [
     ClientAttack::Disrupt,
     ClientAttack::Replay,
     ClientAttack::Inject,
@@ -396,6 +420,7 @@ const CLIENT_ATTACKS: [ClientAttack; 7] = [
     ClientAttack::NoSlot,
     ClientAttack::Crash,
     ClientAttack::Late,
+    ClientAttack::Absent,
 ];
 
 const SERVER_ATTACKS: [ServerAttack; 10] = [

@@ -43,6 +43,12 @@ pub enum Adversary {
         /// First silent round.
         from_round: u64,
     },
+    /// Never shows up: sends nothing at all, its set-up message included (honest but away;
+    /// set-up must go on without it).
+    AbsentClient {
+        /// The client.
+        client: ClientId,
+    },
     /// Sends no submissions before `round` (joins late).
     LateClient {
         /// The client.
@@ -225,6 +231,9 @@ impl<S: ProtoSuite> Simulator<S> {
                         && (h.kind == Kind::Submission && h.round >= from_round
                             || h.kind == Kind::Rebuttal) =>
                 {
+                    return None;
+                }
+                (Adversary::AbsentClient { client }, Party::Client(c)) if c == client => {
                     return None;
                 }
                 (Adversary::LateClient { client, round }, Party::Client(c))
