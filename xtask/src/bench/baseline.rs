@@ -119,7 +119,11 @@ fn bench_dirs(criterion_dir: &Path) -> BTreeMap<String, PathBuf> {
 }
 
 /// The comparison of every result that has baseline `name` saved.
-pub(crate) fn compare(criterion_dir: &Path, name: &str, results: &[BenchResult]) -> Vec<Comparison> {
+pub(crate) fn compare(
+    criterion_dir: &Path,
+    name: &str,
+    results: &[BenchResult],
+) -> Vec<Comparison> {
     let dirs = bench_dirs(criterion_dir);
     let mut out = Vec::new();
     for r in results {
@@ -215,23 +219,48 @@ pub(crate) mod tests {
     fn changes_count_only_beyond_the_noise() {
         let base = est(100.0, 95.0, 105.0);
         // Criterion's change interval decides when present.
-        assert_eq!(judge(base, est(120.0, 115.0, 125.0), Some(est(0.2, 0.12, 0.28))), Verdict::Regressed);
-        assert_eq!(judge(base, est(80.0, 78.0, 82.0), Some(est(-0.2, -0.25, -0.15))), Verdict::Improved);
-        assert_eq!(judge(base, est(103.0, 90.0, 115.0), Some(est(0.03, -0.05, 0.1))), Verdict::Unchanged);
+        assert_eq!(
+            judge(base, est(120.0, 115.0, 125.0), Some(est(0.2, 0.12, 0.28))),
+            Verdict::Regressed
+        );
+        assert_eq!(
+            judge(base, est(80.0, 78.0, 82.0), Some(est(-0.2, -0.25, -0.15))),
+            Verdict::Improved
+        );
+        assert_eq!(
+            judge(base, est(103.0, 90.0, 115.0), Some(est(0.03, -0.05, 0.1))),
+            Verdict::Unchanged
+        );
         // Straddling the noise band is not a change.
-        assert_eq!(judge(base, est(101.0, 100.5, 101.5), Some(est(0.01, 0.005, 0.015))), Verdict::Unchanged);
+        assert_eq!(
+            judge(
+                base,
+                est(101.0, 100.5, 101.5),
+                Some(est(0.01, 0.005, 0.015))
+            ),
+            Verdict::Unchanged
+        );
         // Without it: the two intervals must not overlap.
-        assert_eq!(judge(base, est(120.0, 110.0, 130.0), None), Verdict::Regressed);
-        assert_eq!(judge(base, est(104.0, 100.0, 108.0), None), Verdict::Unchanged);
+        assert_eq!(
+            judge(base, est(120.0, 110.0, 130.0), None),
+            Verdict::Regressed
+        );
+        assert_eq!(
+            judge(base, est(104.0, 100.0, 108.0), None),
+            Verdict::Unchanged
+        );
         assert_eq!(judge(base, est(50.0, 45.0, 55.0), None), Verdict::Improved);
     }
 
     /// A criterion directory with one benchmark, its baseline `main` and a change file.
     pub(crate) fn fixture_dir(tag: &str) -> PathBuf {
-        let root = std::env::temp_dir().join(format!("verdict-baseline-{tag}-{}", std::process::id()));
+        let root =
+            std::env::temp_dir().join(format!("verdict-baseline-{tag}-{}", std::process::id()));
         let b = root.join("neff_ristretto255").join("prove").join("1024");
         let estimates = |m: f64, lo: f64, hi: f64| {
-            format!(r#"{{"mean":{{"confidence_interval":{{"confidence_level":0.95,"lower_bound":{lo},"upper_bound":{hi}}},"point_estimate":{m},"standard_error":1.0}}}}"#)
+            format!(
+                r#"{{"mean":{{"confidence_interval":{{"confidence_level":0.95,"lower_bound":{lo},"upper_bound":{hi}}},"point_estimate":{m},"standard_error":1.0}}}}"#
+            )
         };
         for (sub, text) in [
             ("new", estimates(150e6, 145e6, 155e6)),
@@ -239,7 +268,8 @@ pub(crate) mod tests {
             ("change", estimates(0.25, 0.2, 0.3)),
         ] {
             std::fs::create_dir_all(b.join(sub)).unwrap_or_else(|e| panic!("{e}"));
-            std::fs::write(b.join(sub).join("estimates.json"), text).unwrap_or_else(|e| panic!("{e}"));
+            std::fs::write(b.join(sub).join("estimates.json"), text)
+                .unwrap_or_else(|e| panic!("{e}"));
         }
         std::fs::write(
             b.join("new").join("benchmark.json"),
@@ -277,7 +307,7 @@ pub(crate) mod tests {
         let md = markdown("main", &rows);
         assert!(md.contains("1 regressed, 0 improved"), "{md}");
         assert!(
-            md.contains("| `neff/ristretto255/prove/1024` | 120 ms [118 ms – 122 ms] | 150 ms [145 ms – 155 ms] | 1.25× | +25.0 % [+20.0 % – +30.0 %] | **REGRESSED** |"),
+            md.contains("| `neff/ristretto255/prove/1024` | 120 ms [118 ms – 122 ms] | 150 ms [145 ms – 155 ms] | 1.25× | +25 % [+20 % – +30 %] | **REGRESSED** |"),
             "{md}"
         );
         let _ = std::fs::remove_dir_all(&dir);

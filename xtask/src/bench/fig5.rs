@@ -30,6 +30,9 @@ const OPS: [(&str, &str); 4] = [
     ("raw-blake3-16", "raw blake3 ×16 (bound)"),
 ];
 
+/// Points per series name, in name order.
+type SeriesByName = BTreeMap<String, Vec<(f64, f64)>>;
+
 fn group_label(group: &str) -> &str {
     match group {
         "p256" => "P-256",
@@ -51,7 +54,7 @@ fn panel_title(suite: &str) -> String {
 /// Figure 5, or `None` when no `fig5/...` result was measured.
 pub(crate) fn fig5_figure(points: &[Fig5Point]) -> Option<Figure> {
     // suite -> series name -> points
-    let mut suites: BTreeMap<&str, BTreeMap<String, Vec<(f64, f64)>>> = BTreeMap::new();
+    let mut suites: BTreeMap<&str, SeriesByName> = BTreeMap::new();
     for p in points {
         let Some((_, label)) = OPS.iter().find(|(op, _)| *op == p.op) else {
             continue;
@@ -153,7 +156,13 @@ mod tests {
             p("xor", "ristretto255", "cover", 1024, 1e5),
             p("hashing-generator", "p256", "cover", 1024, 150.0),
             p("hashing-generator", "p256", "cover", 4096, 210.0),
-            p("hashing-generator", "ristretto255", "verify-batch", 4096, 4500.0),
+            p(
+                "hashing-generator",
+                "ristretto255",
+                "verify-batch",
+                4096,
+                4500.0,
+            ),
             p("hashing-generator", "ristretto255", "server", 4096, 400.0),
         ];
         let f = fig5_figure(&pts).unwrap_or_else(|| panic!("no figure"));
@@ -171,7 +180,10 @@ mod tests {
                 "2013 prototype, P-256 verification"
             ]
         );
-        assert_eq!(f.panels[0].series[2].points, [(1024.0, 20.0), (4096.0, 20.0)]);
+        assert_eq!(
+            f.panels[0].series[2].points,
+            [(1024.0, 20.0), (4096.0, 20.0)]
+        );
         assert_eq!(f.panels[0].series[3].points, [(3840.0, 37.0)]);
         // XOR: the paper's 600 KB/s, no prototype.
         assert_eq!(f.panels[1].series.len(), 2);

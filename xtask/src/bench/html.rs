@@ -163,7 +163,8 @@ pub(crate) fn render(input: &SummaryInput<'_>) -> String {
             esc(&c.source),
             esc(&c.paper),
             esc(c.ours.as_deref().unwrap_or("not measured in this run")),
-            c.factor.map_or_else(String::new, |f| format!("{}×", sig3(f))),
+            c.factor
+                .map_or_else(String::new, |f| format!("{}×", sig3(f))),
             esc(&c.ours_id)
         );
     }
@@ -241,7 +242,11 @@ mod tests {
         }
         assert_eq!(page.matches("<img ").count(), charts.len());
         for t in TARGETS {
-            assert!(page.contains(&format!("<tr><td>{}</td>", esc(t.what))), "{}", t.what);
+            assert!(
+                page.contains(&format!("<tr><td>{}</td>", esc(t.what))),
+                "{}",
+                t.what
+            );
         }
         // One row per target plus the header, in the targets table.
         let targets = page.split("id=\"targets\"").nth(1).unwrap_or_default();

@@ -120,9 +120,11 @@ pub(crate) fn scaling_figures(results: &[BenchResult]) -> Vec<Figure> {
                     log_y: true,
                     series: to_series(series),
                 }],
-                caption: vec!["Criterion mean time per operation against the size in the \
+                caption: vec![
+                    "Criterion mean time per operation against the size in the \
                                benchmark id (shuffle size n, vector length L)."
-                    .to_owned()],
+                        .to_owned(),
+                ],
             });
         }
     }

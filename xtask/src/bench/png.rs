@@ -28,11 +28,15 @@ pub(crate) fn options() -> usvg::Options<'static> {
 
 /// Whether `opt` has any font: without one the PNG would have no text at all.
 pub(crate) fn has_fonts(opt: &usvg::Options<'_>) -> bool {
-    opt.fontdb.len() > 0
+    !opt.fontdb.is_empty()
 }
 
 /// Rasterises an SVG document at `scale` (1.0 = its pixel size).
-pub(crate) fn svg_to_png(svg: &str, opt: &usvg::Options<'_>, scale: f32) -> Result<Vec<u8>, String> {
+pub(crate) fn svg_to_png(
+    svg: &str,
+    opt: &usvg::Options<'_>,
+    scale: f32,
+) -> Result<Vec<u8>, String> {
     let tree = usvg::Tree::from_str(svg, opt).map_err(|e| format!("parsing the SVG: {e}"))?;
     let size = tree.size();
     let (w, h) = (

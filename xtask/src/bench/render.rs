@@ -2,6 +2,7 @@
 //! under the grid (outside every plot, so it can never hide data) and the caption lines.
 
 use plotters::coord::Shift;
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
@@ -90,6 +91,29 @@ pub(crate) fn si(v: f64) -> String {
     format!("{s}{suffix}")
 }
 
+/// Tick values for a log axis over `[lo, hi]`: the decades if there are at least three,
+/// else 1-2-5 steps, else 1-2-3-5-7 steps (so a range inside one decade is labelled too).
+pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo && lo.is_finite() && hi.is_finite()) {
+        return Vec::new();
+    }
+    let steps = |mantissas: &[f64]| -> Vec<f64> {
+        let first = lo.log10().floor() as i32;
+        let last = hi.log10().ceil() as i32;
+        (first..=last)
+            .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e)))
+            .filter(|v| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9))
+            .collect()
+    };
+    for mantissas in [&[1.0][..], &[1.0, 2.0, 5.0], &[1.0, 2.0, 3.0, 5.0, 7.0]] {
+        let t = steps(mantissas);
+        if t.len() >= 3 {
+            return t;
+        }
+    }
+    steps(&[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+}
+
 /// The axis range of `values`, fitted to the data: a small margin (a factor on a log axis,
 /// a fraction of the span on a linear one), positive on a log axis; `None` if nothing can be
 /// drawn.
@@ -111,7 +135,11 @@ pub(crate) fn axis(values: impl Iterator<Item = f64>, log: bool) -> Option<(f64,
         } else {
             hi.abs().max(1.0) * 0.1
         };
-        let lo = if lo >= 0.0 { (lo - pad).max(0.0) } else { lo - pad };
+        let lo = if lo >= 0.0 {
+            (lo - pad).max(0.0)
+        } else {
+            lo - pad
+        };
         (lo, hi + pad)
     })
 }
@@ -179,15 +207,29 @@ fn draw_panel(
     };
     // The coordinate types differ between linear and log axes, hence four calls.
     match (panel.log_x, panel.log_y) {
+        // Log axes get explicit 1-2-5 ticks: plotters' own log key points label every
+        // minor step (crowded) or, inside one decade, nothing at all.
         (true, true) => draw_in(
             area,
             figure,
             panel,
-            (x0..x1).log_scale(),
-            (y0..y1).log_scale(),
+            (x0..x1).log_scale().with_key_points(log_ticks(x0, x1)),
+            (y0..y1).log_scale().with_key_points(log_ticks(y0, y1)),
         ),
-        (true, false) => draw_in(area, figure, panel, (x0..x1).log_scale(), y0..y1),
-        (false, true) => draw_in(area, figure, panel, x0..x1, (y0..y1).log_scale()),
+        (true, false) => draw_in(
+            area,
+            figure,
+            panel,
+            (x0..x1).log_scale().with_key_points(log_ticks(x0, x1)),
+            y0..y1,
+        ),
+        (false, true) => draw_in(
+            area,
+            figure,
+            panel,
+            x0..x1,
+            (y0..y1).log_scale().with_key_points(log_ticks(y0, y1)),
+        ),
         (false, false) => draw_in(area, figure, panel, x0..x1, y0..y1),
     }
 }
@@ -223,7 +265,7 @@ where
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 14))
         .bold_line_style(RGBColor(225, 225, 225))
-        .light_line_style(RGBColor(245, 245, 245))
+        .light_line_style(WHITE)
         .draw()
         .map_err(err)?;
     let drawable = |&(px, py): &(f64, f64)| {
@@ -285,7 +327,13 @@ where
             .draw_series(pts.iter().map(|p| {
                 at(p)
                     + PathElement::new(
-                        vec![(0, -s - 1), (s + 1, 0), (0, s + 1), (-s - 1, 0), (0, -s - 1)],
+                        vec![
+                            (0, -s - 1),
+                            (s + 1, 0),
+                            (0, s + 1),
+                            (-s - 1, 0),
+                            (0, -s - 1),
+                        ],
                         style,
                     )
             }))
@@ -304,7 +352,10 @@ fn draw_legend(
     for (row, x, name, kind) in layout {
         let (c, marker) = figure.style(name);
         let color = rgb(c);
-        let (x, y) = (*x as i32, (6 + row * LEGEND_ROW_H + LEGEND_ROW_H / 2) as i32);
+        let (x, y) = (
+            *x as i32,
+            (6 + row * LEGEND_ROW_H + LEGEND_ROW_H / 2) as i32,
+        );
         match kind {
             Kind::Measured => {
                 area.draw(&PathElement::new(
@@ -365,6 +416,17 @@ mod tests {
     use super::*;
     use crate::bench::figure::Series;
 
+    #[test]
+    fn log_ticks_label_wide_and_narrow_ranges() {
+        assert_eq!(
+            log_ticks(0.5, 20_000.0),
+            [1.0, 10.0, 100.0, 1000.0, 10_000.0]
+        );
+        assert_eq!(log_ticks(12.0, 80.0), [20.0, 30.0, 50.0, 70.0]);
+        assert_eq!(log_ticks(0.04, 0.6), [0.05, 0.1, 0.2, 0.5]);
+        assert!(log_ticks(0.0, 1.0).is_empty());
+    }
+
     fn figure(panels: usize) -> Figure {
         let panel = |i: usize| Panel {
             title: format!("panel {i}"),
@@ -378,11 +440,7 @@ mod tests {
                     vec![(26.0, 75.0), (4096.0, 468.0)],
                     Kind::Measured,
                 ),
-                Series::new(
-                    "paper",
-                    vec![(26.0, 20.0), (4096.0, 20.0)],
-                    Kind::Reference,
-                ),
+                Series::new("paper", vec![(26.0, 20.0), (4096.0, 20.0)], Kind::Reference),
                 Series::new("prototype", vec![(3700.0, 37.0)], Kind::Reported),
             ],
         };
@@ -397,7 +455,8 @@ mod tests {
     #[test]
     fn svg_has_every_panel_series_and_caption() {
         let f = figure(4);
-        let svg = render_svg(&f, "machine: test CPU; commit abc1234").unwrap_or_else(|e| panic!("{e}"));
+        let svg =
+            render_svg(&f, "machine: test CPU; commit abc1234").unwrap_or_else(|e| panic!("{e}"));
         assert!(svg.trim_end().ends_with("</svg>"));
         for needle in [
             "Figure X",

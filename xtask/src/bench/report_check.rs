@@ -10,7 +10,7 @@ use std::process::Command;
 #[derive(Debug, Default, PartialEq, clap::Args)]
 #[command(about = "Render target/verdict-bench/index.html in headless Chromium and check it")]
 pub(crate) struct Args {
-    /// The page to check (default: <target>/verdict-bench/index.html)
+    /// The page to check (default: `TARGET/verdict-bench/index.html`)
     #[arg(long, value_name = "FILE")]
     page: Option<PathBuf>,
 }
@@ -128,7 +128,11 @@ fn browse(chrome: &Path, scratch: &Path, url: &str, expected: &[String]) -> Resu
     let shot = scratch.join("shot.png");
     let out = Command::new(chrome)
         .args(flags(&scratch.join("profile-shot")))
-        .args(["--enable-logging=stderr", "--v=0", "--window-size=1280,2400"])
+        .args([
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1280,2400",
+        ])
         .arg(format!("--screenshot={}", shot.display()))
         .arg(url)
         .output()
@@ -138,9 +142,8 @@ fn browse(chrome: &Path, scratch: &Path, url: &str, expected: &[String]) -> Resu
     if !errors.is_empty() {
         return Err(format!("console errors:\n{}", errors.join("\n")));
     }
-    let png = std::fs::read(&shot).map_err(|e| {
-        format!("no screenshot ({}): {e}\n{log}", out.status)
-    })?;
+    let png =
+        std::fs::read(&shot).map_err(|e| format!("no screenshot ({}): {e}\n{log}", out.status))?;
     let colours = super::png::distinct_colours(&png, 64)?;
     if colours < 8 {
         return Err(format!(

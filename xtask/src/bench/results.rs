@@ -135,7 +135,6 @@ pub(crate) fn write_results(
     Ok(())
 }
 
-
 /// What `results.json` holds.
 pub(crate) struct Loaded {
     pub command: String,
@@ -159,8 +158,13 @@ pub(crate) fn parse_results_json(text: &str) -> Result<Loaded, String> {
     });
     let mut results = Vec::new();
     for r in v["micro"].as_array().into_iter().flatten() {
-        let id = r["id"].as_str().ok_or("results.json: a micro result without id")?;
-        let throughput = match (r["throughput"]["bytes"].as_u64(), r["throughput"]["elements"].as_u64()) {
+        let id = r["id"]
+            .as_str()
+            .ok_or("results.json: a micro result without id")?;
+        let throughput = match (
+            r["throughput"]["bytes"].as_u64(),
+            r["throughput"]["elements"].as_u64(),
+        ) {
             (Some(n), _) => Some(Throughput::Bytes(n)),
             (None, Some(n)) => Some(Throughput::Elements(n)),
             (None, None) => None,
@@ -199,12 +203,7 @@ pub(crate) fn parse_results_json(text: &str) -> Result<Loaded, String> {
                     y: f(&r["y"]),
                 })
                 .collect(),
-            notes: m["notes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(s)
-                .collect(),
+            notes: m["notes"].as_array().into_iter().flatten().map(s).collect(),
             name,
         });
     }
@@ -273,7 +272,11 @@ mod tests {
             y_label: "time (s)".into(),
             log_x: true,
             log_y: false,
-            rows: vec![MacroRow { series: "eager round, server CPU".into(), x: 16.0, y: 0.15 }],
+            rows: vec![MacroRow {
+                series: "eager round, server CPU".into(),
+                x: 16.0,
+                y: 0.15,
+            }],
             notes: vec!["M = 8".into()],
         };
         let machine = Machine {
@@ -283,9 +286,17 @@ mod tests {
             date: "2026-12-01".into(),
             commit: "abc1234".into(),
         };
-        write_results(&dir, "cargo xtask bench --quick", &machine, &[r.clone()], &[report.clone()], &[("x".into(), "why".into())])
-            .unwrap_or_else(|e| panic!("{e}"));
-        let text = std::fs::read_to_string(dir.join("results.json")).unwrap_or_else(|e| panic!("{e}"));
+        write_results(
+            &dir,
+            "cargo xtask bench --quick",
+            &machine,
+            std::slice::from_ref(&r),
+            std::slice::from_ref(&report),
+            &[("x".into(), "why".into())],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let text =
+            std::fs::read_to_string(dir.join("results.json")).unwrap_or_else(|e| panic!("{e}"));
         let back = parse_results_json(&text).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back.command, "cargo xtask bench --quick");
         assert_eq!(back.machine, Some(machine));

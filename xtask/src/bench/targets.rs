@@ -337,10 +337,34 @@ mod tests {
             r("neff/ristretto255", "verify", "1024", "null", 58e6),
             r("neff/ristretto255", "prove", "1024", "null", 145e6),
             // 4096 B in 1 ms = 4096 KB/s (pass); generation 4096 B in 10 ms (fail).
-            r("fig5/hashing-generator/ristretto255", "verify-batch", "4096", r#"{"Bytes":4096}"#, 1e6),
-            r("fig5/hashing-generator/ristretto255", "cover", "4096", r#"{"Bytes":4096}"#, 10e6),
-            r("fig5/xor/ristretto255", "cover", "4096", r#"{"Bytes":4096}"#, 20e3),
-            r("fig5/xor/ristretto255", "raw-blake3-16", "4096", r#"{"Bytes":4096}"#, 16e3),
+            r(
+                "fig5/hashing-generator/ristretto255",
+                "verify-batch",
+                "4096",
+                r#"{"Bytes":4096}"#,
+                1e6,
+            ),
+            r(
+                "fig5/hashing-generator/ristretto255",
+                "cover",
+                "4096",
+                r#"{"Bytes":4096}"#,
+                10e6,
+            ),
+            r(
+                "fig5/xor/ristretto255",
+                "cover",
+                "4096",
+                r#"{"Bytes":4096}"#,
+                20e3,
+            ),
+            r(
+                "fig5/xor/ristretto255",
+                "raw-blake3-16",
+                "4096",
+                r#"{"Bytes":4096}"#,
+                16e3,
+            ),
         ];
         let fig7 = MacroReport {
             name: "fig7".into(),
@@ -350,8 +374,16 @@ mod tests {
             log_x: true,
             log_y: true,
             rows: vec![
-                MacroRow { series: "eager round, server CPU".into(), x: 16.0, y: 2.0 },
-                MacroRow { series: "eager round, server CPU".into(), x: 64.0, y: 0.3 },
+                MacroRow {
+                    series: "eager round, server CPU".into(),
+                    x: 16.0,
+                    y: 2.0,
+                },
+                MacroRow {
+                    series: "eager round, server CPU".into(),
+                    x: 64.0,
+                    y: 0.3,
+                },
             ],
             notes: vec![],
         };
@@ -362,16 +394,40 @@ mod tests {
                 .find(|o| o.what.starts_with(what))
                 .map(|o| (o.status, o.ours.clone()))
         };
-        assert_eq!(st("Neff shuffle batched"), Some((Status::Pass, "58.0 ms".into())));
-        assert_eq!(st("Neff shuffle prove"), Some((Status::Fail, "145 ms".into())));
-        assert_eq!(st("Neff shuffle proof size").map(|s| s.0), Some(Status::Tested));
-        assert_eq!(st("hashing-generator/ristretto255 batched"), Some((Status::Pass, "4096 KB/s".into())));
-        assert_eq!(st("hashing-generator/ristretto255 generation").map(|s| s.0), Some(Status::Fail));
-        assert_eq!(st("XOR client ciphertext vs"), Some((Status::Pass, "80.0 %".into())));
+        assert_eq!(
+            st("Neff shuffle batched"),
+            Some((Status::Pass, "58 ms".into()))
+        );
+        assert_eq!(
+            st("Neff shuffle prove"),
+            Some((Status::Fail, "145 ms".into()))
+        );
+        assert_eq!(
+            st("Neff shuffle proof size").map(|s| s.0),
+            Some(Status::Tested)
+        );
+        assert_eq!(
+            st("hashing-generator/ristretto255 batched"),
+            Some((Status::Pass, "4096 KB/s".into()))
+        );
+        assert_eq!(
+            st("hashing-generator/ristretto255 generation").map(|s| s.0),
+            Some(Status::Fail)
+        );
+        assert_eq!(
+            st("XOR client ciphertext vs"),
+            Some((Status::Pass, "80 %".into()))
+        );
         assert_eq!(st("eager round"), Some((Status::Pass, "0.300 s".into())));
         assert_eq!(st("hybrid blame").map(|s| s.0), Some(Status::NotMeasured));
-        assert_eq!(st("ristretto255 scalar").map(|s| s.0), Some(Status::NotMeasured));
-        let eager = out.iter().find(|o| o.what.starts_with("eager")).map(|o| o.note.clone());
+        assert_eq!(
+            st("ristretto255 scalar").map(|s| s.0),
+            Some(Status::NotMeasured)
+        );
+        let eager = out
+            .iter()
+            .find(|o| o.what.starts_with("eager"))
+            .map(|o| o.note.clone());
         assert!(eager.unwrap_or_default().contains("not conclusive"));
         let md = markdown(&out);
         assert_eq!(md.lines().count(), 2 + TARGETS.len());
@@ -406,9 +462,14 @@ mod tests {
             );
         }
         // Every "target" sentence is about one of those quantities.
-        for line in hand.lines().filter(|l| l.contains("Target") || l.contains("target:")) {
+        for line in hand
+            .lines()
+            .filter(|l| l.contains("Target") || l.contains("target:"))
+        {
             assert!(
-                covered.iter().any(|(q, _)| line.contains(q) || line.contains(&q.replace(' ', "")))
+                covered
+                    .iter()
+                    .any(|(q, _)| line.contains(q) || line.contains(&q.replace(' ', "")))
                     || line.contains("Targets stated")
                     || line.contains("Targets.")
                     || line.contains("targets")
