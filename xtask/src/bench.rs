@@ -5,18 +5,28 @@
 //! links). `--update-docs` puts that summary into the generated section of
 //! `docs/PERFORMANCE.md` and copies the SVGs to `docs/img/`.
 
+mod baseline;
 mod criterion;
+mod fig5;
+mod figs;
+mod figure;
+mod html;
 mod plot;
+mod png;
+mod render;
+pub(crate) mod report_check;
+mod results;
 mod summary;
+mod targets;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use regex::Regex;
-use serde_json::{Value, json};
 use verdict_bench::macro_bench::{MacroConfig, MacroEntry, MacroReport, registry};
 
-use self::criterion::{BenchResult, Throughput};
+use self::criterion::BenchResult;
+use self::figure::Figure;
 use self::summary::{Machine, SummaryInput};
 
 /// The default `--quick` selection: Figure 5 blocks below 10 KB, the two smallest shuffle
@@ -65,6 +75,10 @@ pub(crate) struct Args {
     /// docs/img/
     #[arg(long)]
     update_docs: bool,
+    /// Measure nothing: redraw the figures, summary.md and index.html from the
+    /// results.json of the last run
+    #[arg(long, conflicts_with_all = ["quick", "no_micro", "no_macro", "save_baseline"])]
+    replot: bool,
 }
 
 /// `--filter` is checked when parsing, so a typo fails before minutes of benchmarks.
@@ -82,6 +96,7 @@ impl Args {
             (self.no_micro, "--no-micro"),
             (self.no_macro, "--no-macro"),
             (self.update_docs, "--update-docs"),
+            (self.replot, "--replot"),
         ];
         for (on, flag) in flags {
             if on {
@@ -154,47 +169,67 @@ fn run_with(root: &Path, o: &Args) -> Result<bool, String> {
     let since = SystemTime::now() - Duration::from_secs(2);
     let mut ok = true;
 
-    if !o.no_micro {
-        let quick_env = [("VERDICT_BENCH_QUICK", "1")];
-        let env: &[(&str, &str)] = if o.quick { &quick_env } else { &[] };
-        let failed = criterion::run_targets(root, &meta.targets, &criterion_args(o), env)?;
-        if !failed.is_empty() {
-            eprintln!("failed bench targets: {}", failed.join(", "));
-            ok = false;
+    let (command, machine, mut results, reports, skipped) = if o.replot {
+        let path = out.join("results.json");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("--replot needs {} from a run: {e}", path.display()))?;
+        let l = results::parse_results_json(&text)?;
+        eprintln!("replotting {} ({})", path.display(), l.command);
+        let machine = l.machine.unwrap_or_else(Machine::detect);
+        (l.command, machine, l.results, l.reports, l.skipped)
+    } else {
+        if !o.no_micro {
+            let quick_env = [("VERDICT_BENCH_QUICK", "1")];
+            let env: &[(&str, &str)] = if o.quick { &quick_env } else { &[] };
+            let failed = criterion::run_targets(root, &meta.targets, &criterion_args(o), env)?;
+            if !failed.is_empty() {
+                eprintln!("failed bench targets: {}", failed.join(", "));
+                ok = false;
+            }
         }
-    }
-    let collected = criterion::collect(
-        &meta.target_dir.join("criterion"),
-        (!o.no_micro).then_some(since),
-    );
-    for e in &collected.errors {
-        eprintln!("skipped unreadable result {e}");
-    }
-    if collected.older > 0 {
-        eprintln!(
-            "{} older results in target/criterion are not part of this run and were left out \
-             (`--no-micro` reports everything there)",
-            collected.older
+        let collected = criterion::collect(
+            &meta.target_dir.join("criterion"),
+            (!o.no_micro).then_some(since),
         );
-    }
-    let mut results = collected.results;
-    // Without a run (`--no-micro`) the filter selects what is reported; after a run it keeps
-    // exactly what criterion measured.
+        for e in &collected.errors {
+            eprintln!("skipped unreadable result {e}");
+        }
+        if collected.older > 0 {
+            eprintln!(
+                "{} older results in target/criterion are not part of this run and were left \
+                 out (`--no-micro` reports everything there)",
+                collected.older
+            );
+        }
+        let (reports, skipped) = if o.no_macro {
+            (Vec::new(), Vec::new())
+        } else {
+            run_macros(o, &mut ok)?
+        };
+        (
+            o.command_line(),
+            Machine::detect(),
+            collected.results,
+            reports,
+            skipped,
+        )
+    };
+    // Without a run (`--no-micro`, `--replot`) the filter selects what is reported; after a
+    // run it keeps exactly what criterion measured.
     if let Some(f) = &o.filter {
         let re = Regex::new(f).map_err(|e| format!("--filter: {e}"))?;
         results.retain(|r| re.is_match(&r.id));
     }
-
-    let (reports, skipped) = if o.no_macro {
-        (Vec::new(), Vec::new())
-    } else {
-        run_macros(o, &mut ok)?
+    // Against a baseline: criterion's saved estimates of the same benchmarks.
+    let comparisons = match &o.baseline {
+        Some(name) => baseline::compare(&meta.target_dir.join("criterion"), name, &results),
+        None => Vec::new(),
     };
 
-    let command = o.command_line();
-    write_results(&out, &command, &results, &reports, &skipped)?;
-    let charts = write_charts(&out, &results, &reports)?;
-    let machine = Machine::detect();
+    if !o.replot {
+        results::write_results(&out, &command, &machine, &results, &reports, &skipped)?;
+    }
+    let charts = write_charts(&out, &machine, &results, &reports)?;
     let input = |img_prefix| SummaryInput {
         machine: &machine,
         command: &command,
@@ -203,18 +238,23 @@ fn run_with(root: &Path, o: &Args) -> Result<bool, String> {
         skipped: &skipped,
         charts: &charts,
         img_prefix,
+        baseline: o.baseline.as_deref().map(|n| (n, comparisons.as_slice())),
     };
     let md = summary::render_markdown(&input(""));
     write(&out.join("summary.md"), &md)?;
+    write(&out.join("index.html"), &html::render(&input("")))?;
 
     println!(
-        "\n{} ({} logical cores), {}\n",
-        machine.cpu, machine.cores, machine.rustc
+        "\n{} ({} logical cores), {}, commit {}\n",
+        machine.cpu, machine.cores, machine.rustc, machine.commit
     );
     println!(
         "{}",
         summary::comparison_table(&summary::compare_with_paper(&results))
     );
+    if let Some(name) = &o.baseline {
+        println!("{}", baseline::markdown(name, &comparisons));
+    }
     for (name, why) in &skipped {
         println!("skipped macro benchmark {name}: {why}");
     }
@@ -227,7 +267,7 @@ fn run_with(root: &Path, o: &Args) -> Result<bool, String> {
         )?;
     }
     println!(
-        "\n{} criterion results, {} macro reports, {} figures in {} (summary.md, results.csv, results.json); total {}",
+        "\n{} criterion results, {} macro reports, {} figures in {} (index.html, summary.md, results.csv, results.json); total {}",
         results.len(),
         reports.len(),
         charts.len(),
@@ -300,126 +340,11 @@ fn run_macros(o: &Args, ok: &mut bool) -> Result<(Vec<MacroReport>, Skipped), St
     Ok((reports, skipped))
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// One CSV field, quoted when it contains a separator or quote (ids like `N=1024,M=8` do).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
-fn opt_num(v: Option<f64>) -> String {
-    v.map_or_else(String::new, |x| format!("{x}"))
-}
-
-/// `results.csv`: one row per criterion benchmark; times in ns per iteration, `per_second`
-/// in the throughput's unit (bytes or elements) at the mean time.
-fn results_csv(results: &[BenchResult]) -> String {
-    let mut s = String::from(
-        "id,group,function,parameter,mean,median,std_dev,mean_ci_low,mean_ci_high,unit,throughput_bytes,throughput_elements,per_second,change_pct\n",
-    );
-    for r in results {
-        let (bytes, elements) = match r.throughput {
-            Some(Throughput::Bytes(n)) => (n.to_string(), String::new()),
-            Some(Throughput::Elements(n)) => (String::new(), n.to_string()),
-            None => (String::new(), String::new()),
-        };
-        let fields = [
-            csv_field(&r.id),
-            csv_field(&r.group),
-            csv_field(r.function.as_deref().unwrap_or("")),
-            csv_field(r.parameter.as_deref().unwrap_or("")),
-            format!("{}", r.mean_ns),
-            format!("{}", r.median_ns),
-            format!("{}", r.std_dev_ns),
-            format!("{}", r.mean_lo_ns),
-            format!("{}", r.mean_hi_ns),
-            "ns".to_owned(),
-            bytes,
-            elements,
-            opt_num(r.per_second()),
-            opt_num(r.change_pct),
-        ];
-        s.push_str(&fields.join(","));
-        s.push('\n');
-    }
-    s
-}
-
-fn macro_csv(r: &MacroReport) -> String {
-    let mut s = format!(
-        "series,{},{}\n",
-        csv_field(&r.x_label),
-        csv_field(&r.y_label)
-    );
-    for row in &r.rows {
-        s.push_str(&format!("{},{},{}\n", csv_field(&row.series), row.x, row.y));
-    }
-    s
-}
-
-fn result_json(r: &BenchResult) -> Value {
-    let throughput = match r.throughput {
-        Some(Throughput::Bytes(n)) => json!({ "bytes": n }),
-        Some(Throughput::Elements(n)) => json!({ "elements": n }),
-        None => Value::Null,
-    };
-    json!({
-        "id": r.id,
-        "group": r.group,
-        "function": r.function,
-        "parameter": r.parameter,
-        "unit": "ns",
-        "mean": r.mean_ns,
-        "mean_ci": [r.mean_lo_ns, r.mean_hi_ns],
-        "median": r.median_ns,
-        "std_dev": r.std_dev_ns,
-        "throughput": throughput,
-        "per_second": r.per_second(),
-        "change_pct": r.change_pct,
-    })
-}
-
-fn write_results(
-    out: &Path,
-    command: &str,
-    results: &[BenchResult],
-    reports: &[MacroReport],
-    skipped: &[(String, String)],
-) -> Result<(), String> {
-    let doc = json!({
-        "generated_by": command,
-        "micro": results.iter().map(result_json).collect::<Vec<_>>(),
-        "macro": reports.iter().map(|r| json!({
-            "name": r.name,
-            "title": r.title,
-            "x_label": r.x_label,
-            "y_label": r.y_label,
-            "rows": r.rows.iter().map(|row| json!({"series": row.series, "x": row.x, "y": row.y})).collect::<Vec<_>>(),
-            "notes": r.notes,
-        })).collect::<Vec<_>>(),
-        "skipped_macro": skipped.iter().map(|(n, why)| json!({"name": n, "reason": why})).collect::<Vec<_>>(),
-    });
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
-    write(&out.join("results.json"), &text)?;
-    write(&out.join("results.csv"), &results_csv(results))?;
-    // Stale per-report CSVs from an earlier run would look like this run's output.
-    remove_matching(out, |n| n.starts_with("macro-") && n.ends_with(".csv"))?;
-    for r in reports {
-        write(
-            &out.join(format!("macro-{}.csv", plot::file_safe(&r.name))),
-            &macro_csv(r),
-        )?;
-    }
-    Ok(())
-}
-
-fn remove_matching(dir: &Path, pred: impl Fn(&str) -> bool) -> Result<(), String> {
+pub(crate) fn remove_matching(dir: &Path, pred: impl Fn(&str) -> bool) -> Result<(), String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(());
     };
@@ -433,41 +358,62 @@ fn remove_matching(dir: &Path, pred: impl Fn(&str) -> bool) -> Result<(), String
     Ok(())
 }
 
-/// Draws every figure that has data; returns `(stem, title)` of each SVG written.
+/// Every figure that has data: Figure 5, Figures 6-8 and any other macro report, the
+/// scaling figures.
+fn figures(results: &[BenchResult], reports: &[MacroReport]) -> Vec<Figure> {
+    let mut figs: Vec<Figure> = fig5::fig5_figure(&plot::fig5_points(results))
+        .into_iter()
+        .collect();
+    figs.extend(reports.iter().map(figs::macro_figure));
+    figs.extend(plot::scaling_figures(results));
+    figs
+}
+
+/// Draws every figure as SVG and PNG; returns `(stem, title)` of each one written.
 fn write_charts(
     out: &Path,
+    machine: &Machine,
     results: &[BenchResult],
     reports: &[MacroReport],
 ) -> Result<Vec<(String, String)>, String> {
     // Only this run's figures stay, so summary.md and --update-docs never pick up old ones.
-    remove_matching(out, |n| n.ends_with(".svg"))?;
-    let mut charts = plot::fig5_charts(results);
-    charts.extend(reports.iter().map(plot::macro_chart));
-    charts.extend(plot::scaling_charts(results));
+    remove_matching(out, |n| n.ends_with(".svg") || n.ends_with(".png"))?;
+    let footer = machine.footer();
+    let fonts = png::options();
+    if !png::has_fonts(&fonts) {
+        eprintln!("no system fonts found: the PNG figures will have no text (the SVGs do)");
+    }
     let mut written = Vec::new();
-    for c in &charts {
-        // Tall enough for the legend column (20 px per series).
-        let height = (80 + 20 * c.series.len() as u32).max(520);
-        match plot::render_svg(c, 1100, height) {
-            Ok(svg) => {
-                let path = out.join(format!("{}.svg", c.stem));
-                write(&path, &svg)?;
-                eprintln!(
-                    "wrote {} ({} bytes, {} series)",
-                    path.display(),
-                    svg.len(),
-                    c.series.len()
-                );
-                written.push((c.stem.clone(), c.title.clone()));
+    for f in figures(results, reports) {
+        let svg = match render::render_svg(&f, &footer) {
+            Ok(svg) => svg,
+            Err(e) => {
+                eprintln!("figure {} not drawn: {e}", f.stem);
+                continue;
             }
-            Err(e) => eprintln!("figure {} not drawn: {e}", c.stem),
+        };
+        write(&out.join(format!("{}.svg", f.stem)), &svg)?;
+        // Twice the pixel size: sharp on high-density screens and in print.
+        match png::svg_to_png(&svg, &fonts, 2.0) {
+            Ok(bytes) => {
+                let path = out.join(format!("{}.png", f.stem));
+                std::fs::write(&path, bytes)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            Err(e) => eprintln!("figure {}: no PNG: {e}", f.stem),
         }
+        eprintln!(
+            "wrote {}.svg and .png ({} panels)",
+            out.join(&f.stem).display(),
+            f.panels.len()
+        );
+        written.push((f.stem.clone(), f.title.clone()));
     }
     Ok(written)
 }
 
-/// Regenerates the marked section of `docs/PERFORMANCE.md` and replaces `docs/img/*.svg`
-/// (that folder holds only generated figures) with this run's SVGs.
+/// Regenerates the marked section of `docs/PERFORMANCE.md` and replaces `docs/img/*.svg` and
+/// `*.png` (that folder holds only generated figures) with this run's figures.
 fn update_docs(
     root: &Path,
     out: &Path,
@@ -480,11 +426,15 @@ fn update_docs(
     write(&doc_path, &summary::replace_generated(&doc, md)?)?;
     let img: PathBuf = root.join("docs").join("img");
     std::fs::create_dir_all(&img).map_err(|e| format!("{}: {e}", img.display()))?;
-    remove_matching(&img, |n| n.ends_with(".svg"))?;
+    remove_matching(&img, |n| n.ends_with(".svg") || n.ends_with(".png"))?;
     for (stem, _) in charts {
-        let name = format!("{stem}.svg");
-        std::fs::copy(out.join(&name), img.join(&name))
-            .map_err(|e| format!("copying {name} to docs/img: {e}"))?;
+        for ext in ["svg", "png"] {
+            let name = format!("{stem}.{ext}");
+            if out.join(&name).exists() {
+                std::fs::copy(out.join(&name), img.join(&name))
+                    .map_err(|e| format!("copying {name} to docs/img: {e}"))?;
+            }
+        }
     }
     eprintln!(
         "updated {} and {} figures in {}",
@@ -587,27 +537,5 @@ mod tests {
         ] {
             assert!(!re.is_match(id), "{id}");
         }
-    }
-
-    #[test]
-    fn csv_quotes_ids_with_commas() {
-        let r = BenchResult {
-            id: "key_shuffle/ristretto255/full/N=1024,M=8".into(),
-            group: "key_shuffle/ristretto255".into(),
-            function: Some("full".into()),
-            parameter: Some("N=1024,M=8".into()),
-            mean_ns: 3.5e9,
-            mean_lo_ns: 3.4e9,
-            mean_hi_ns: 3.6e9,
-            median_ns: 3.5e9,
-            std_dev_ns: 1e7,
-            throughput: Some(Throughput::Bytes(10)),
-            change_pct: None,
-        };
-        let csv = results_csv(&[r]);
-        let line = csv.lines().nth(1).unwrap_or_default();
-        assert!(line.starts_with("\"key_shuffle/ristretto255/full/N=1024,M=8\",key_shuffle/ristretto255,full,\"N=1024,M=8\",3500000000,"), "{line}");
-        assert!(line.contains(",ns,10,,"), "{line}");
-        assert_eq!(csv.lines().count(), 2);
     }
 }

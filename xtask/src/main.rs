@@ -41,6 +41,7 @@ pub(crate) enum Task {
     Ci(ci::Args),
     Fuzz(fuzz::Args),
     Mutants(mutants::Args),
+    ReportCheck(bench::report_check::Args),
     SpecCheck(spec_check::Args),
     TestVectors(test_vectors::Args),
     Tidy(tidy::Args),
@@ -56,6 +57,7 @@ fn main() -> ExitCode {
         Some(Task::Ci(args)) => ci::run(&root, &args),
         Some(Task::Fuzz(args)) => fuzz::run(&root, &args),
         Some(Task::Mutants(args)) => mutants::run(&root, &args),
+        Some(Task::ReportCheck(args)) => bench::report_check::run(&root, &args),
         Some(Task::SpecCheck(args)) => spec_check::run(&root, &args),
         Some(Task::TestVectors(args)) => test_vectors::run(&root, &args),
         Some(Task::Tidy(args)) => tidy::run(&root, &args),
@@ -137,6 +139,10 @@ mod tests {
         assert!(matches!(parse(&["demo"]), Ok(Some(Task::Demo(_)))));
         assert!(matches!(parse(&["ci"]), Ok(Some(Task::Ci(_)))));
         assert!(matches!(parse(&["tidy"]), Ok(Some(Task::Tidy(_)))));
+        assert!(matches!(
+            parse(&["report-check"]),
+            Ok(Some(Task::ReportCheck(_)))
+        ));
         assert!(matches!(
             parse(&["spec-check"]),
             Ok(Some(Task::SpecCheck(_)))

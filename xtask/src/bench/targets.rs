@@ -1,0 +1,483 @@
+//! Every target stated in docs/PERFORMANCE.md, checked against a run: pass, fail or not
+//! measured, with the number it was judged on. The list mirrors the document's sections
+//! (verdict-group, verdict-nizk, verdict-shuffle, verdict-dcnet, the Figure 7 targets of
+//! issue 6); a test checks that every target sentence of the document has an entry here.
+
+use verdict_bench::macro_bench::MacroReport;
+
+use super::criterion::BenchResult;
+use super::plot::fig5_points;
+use super::summary::{sig3, time};
+
+/// How a target is judged.
+#[derive(Clone, Copy, Debug)]
+enum Rule {
+    /// Mean time of benchmark `id` at most this many ns.
+    AtMostNs(&'static str, f64),
+    /// Mean time of `id` divided by `n` at most this many ns (per-element cost).
+    PerElementAtMostNs(&'static str, f64, f64),
+    /// Mean of `slow` over mean of `fast` at least this factor (a speed-up).
+    SpeedupAtLeast(&'static str, &'static str, f64),
+    /// Throughput of Figure 5 series `fig5/<suite>/<group>/<op>` at its largest measured block
+    /// at least this many KB/s.
+    KbPerSecAtLeast(&'static str, f64),
+    /// Throughput of the first series over the second's at their largest common block at
+    /// least this fraction.
+    FractionAtLeast(&'static str, &'static str, f64),
+    /// Value of macro `report`'s `series` at its largest x at most this much, the target
+    /// being stated at `x = at`.
+    MacroAtMost(&'static str, &'static str, f64, f64),
+    /// Checked by a test rather than a benchmark.
+    Tested(&'static str),
+}
+
+/// One target of docs/PERFORMANCE.md.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Target {
+    pub what: &'static str,
+    /// The document section it is stated in.
+    pub section: &'static str,
+    pub goal: &'static str,
+    rule: Rule,
+}
+
+const fn t(what: &'static str, section: &'static str, goal: &'static str, rule: Rule) -> Target {
+    Target {
+        what,
+        section,
+        goal,
+        rule,
+    }
+}
+
+/// The targets, in the order of docs/PERFORMANCE.md.
+pub(crate) const TARGETS: &[Target] = &[
+    t(
+        "ristretto255 scalar multiplication",
+        "verdict-group",
+        "≈ 20 µs (the design notes' machine)",
+        Rule::AtMostNs("ristretto255/wrapper/scalar_mul", 20e3),
+    ),
+    t(
+        "ristretto255 MSM n = 4096, per point",
+        "verdict-group",
+        "≤ 4 µs per point",
+        Rule::PerElementAtMostNs("ristretto255/wrapper/msm_vartime/4096", 4096.0, 4e3),
+    ),
+    t(
+        "batch verification of 1,000 DLEQ proofs, ristretto255",
+        "verdict-nizk",
+        "≥ 5× one by one",
+        Rule::SpeedupAtLeast(
+            "batch-dleq-1000/ristretto255/one-by-one",
+            "batch-dleq-1000/ristretto255/batch",
+            5.0,
+        ),
+    ),
+    t(
+        "batch verification of 1,000 DLEQ proofs, P-256",
+        "verdict-nizk",
+        "≥ 5× one by one",
+        Rule::SpeedupAtLeast(
+            "batch-dleq-1000/p256/one-by-one",
+            "batch-dleq-1000/p256/batch",
+            5.0,
+        ),
+    ),
+    t(
+        "Neff shuffle batched verify, n = 1024, ristretto255",
+        "verdict-shuffle",
+        "≤ 60 ms",
+        Rule::AtMostNs("neff/ristretto255/verify/1024", 60e6),
+    ),
+    t(
+        "Neff shuffle prove, n = 1024, ristretto255",
+        "verdict-shuffle",
+        "≤ 100 ms",
+        Rule::AtMostNs("neff/ristretto255/prove/1024", 100e6),
+    ),
+    t(
+        "Neff shuffle proof size",
+        "verdict-shuffle",
+        "7n + 3 points and 3n scalars",
+        Rule::Tested("verdict-shuffle's proof-size test (cargo test -p verdict-shuffle)"),
+    ),
+    t(
+        "hashing-generator/ristretto255 batched verification",
+        "verdict-dcnet",
+        "≥ 3 MB/s",
+        Rule::KbPerSecAtLeast("fig5/hashing-generator/ristretto255/verify-batch", 3000.0),
+    ),
+    t(
+        "hashing-generator/ristretto255 generation",
+        "verdict-dcnet",
+        "≥ 1 MB/s",
+        Rule::KbPerSecAtLeast("fig5/hashing-generator/ristretto255/cover", 1000.0),
+    ),
+    t(
+        "XOR client ciphertext, M = 16",
+        "verdict-dcnet",
+        "≥ 300 MB/s",
+        Rule::KbPerSecAtLeast("fig5/xor/ristretto255/cover", 300_000.0),
+    ),
+    t(
+        "XOR client ciphertext vs 16 raw blake3 streams",
+        "verdict-dcnet",
+        "≥ 70 % of raw",
+        Rule::FractionAtLeast(
+            "fig5/xor/ristretto255/cover",
+            "fig5/xor/ristretto255/raw-blake3-16",
+            0.7,
+        ),
+    ),
+    t(
+        "eager round, N = 1024, 16 slots of 256 B",
+        "Figure 7 (issue 6)",
+        "≤ 1 s server CPU",
+        Rule::MacroAtMost("fig7", "eager round, server CPU", 1.0, 1024.0),
+    ),
+    t(
+        "hybrid XOR round, N = 1024, 1 KB slots",
+        "Figure 7 (issue 6)",
+        "≤ 100 ms server CPU",
+        Rule::MacroAtMost("fig7", "hybrid XOR round, server CPU", 0.1, 1024.0),
+    ),
+    t(
+        "hybrid blame, N = 1024",
+        "Figure 7 (issue 6)",
+        "≤ 1 s server CPU",
+        Rule::MacroAtMost("fig7", "hybrid blame, server CPU", 1.0, 1024.0),
+    ),
+];
+
+/// The outcome of one target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    Pass,
+    Fail,
+    NotMeasured,
+    /// Checked by the test suite, not by this run.
+    Tested,
+}
+
+impl Status {
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::NotMeasured => "not measured",
+            Status::Tested => "checked by tests",
+        }
+    }
+}
+
+/// A target judged against a run.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Outcome {
+    pub what: &'static str,
+    pub section: &'static str,
+    pub goal: &'static str,
+    pub ours: String,
+    pub status: Status,
+    /// Where the number comes from, and caveats (measured at a smaller N).
+    pub note: String,
+}
+
+fn mean(results: &[BenchResult], id: &str) -> Option<f64> {
+    results
+        .iter()
+        .find(|r| r.id == id && r.mean_ns > 0.0)
+        .map(|r| r.mean_ns)
+}
+
+/// `(block, KB/s)` of every point of Figure 5 series `key`.
+fn fig5_series(results: &[BenchResult], key: &str) -> Vec<(u64, f64)> {
+    let mut v: Vec<(u64, f64)> = fig5_points(results)
+        .into_iter()
+        .filter(|p| format!("fig5/{}/{}/{}", p.suite, p.group, p.op) == key)
+        .map(|p| (p.block, p.kb_per_s))
+        .collect();
+    v.sort_by_key(|p| p.0);
+    v
+}
+
+fn judge(ok: bool) -> Status {
+    if ok { Status::Pass } else { Status::Fail }
+}
+
+/// Judges every target against the run's results.
+pub(crate) fn evaluate(results: &[BenchResult], reports: &[MacroReport]) -> Vec<Outcome> {
+    TARGETS
+        .iter()
+        .map(|t| {
+            let (ours, status, note) = outcome(t.rule, results, reports);
+            Outcome {
+                what: t.what,
+                section: t.section,
+                goal: t.goal,
+                ours,
+                status,
+                note,
+            }
+        })
+        .collect()
+}
+
+fn outcome(
+    rule: Rule,
+    results: &[BenchResult],
+    reports: &[MacroReport],
+) -> (String, Status, String) {
+    let none = |why: String| (String::new(), Status::NotMeasured, why);
+    match rule {
+        Rule::AtMostNs(id, limit) => match mean(results, id) {
+            Some(m) => (time(m), judge(m <= limit), format!("`{id}`")),
+            None => none(format!("`{id}` not in this run")),
+        },
+        Rule::PerElementAtMostNs(id, n, limit) => match mean(results, id) {
+            Some(m) => (
+                format!("{} per point", time(m / n)),
+                judge(m / n <= limit),
+                format!("`{id}`"),
+            ),
+            None => none(format!("`{id}` not in this run")),
+        },
+        Rule::SpeedupAtLeast(slow, fast, min) => match (mean(results, slow), mean(results, fast)) {
+            (Some(s), Some(f)) => (
+                format!("{}×", sig3(s / f)),
+                judge(s / f >= min),
+                format!("`{slow}` / `{fast}`"),
+            ),
+            _ => none(format!("`{slow}` or `{fast}` not in this run")),
+        },
+        Rule::KbPerSecAtLeast(key, min) => match fig5_series(results, key).last() {
+            Some(&(block, kb)) => (
+                format!("{} KB/s", sig3(kb)),
+                judge(kb >= min),
+                format!("`{key}/{block}` (largest block measured)"),
+            ),
+            None => none(format!("`{key}` not in this run")),
+        },
+        Rule::FractionAtLeast(a, b, min) => {
+            let (sa, sb) = (fig5_series(results, a), fig5_series(results, b));
+            let common = sa
+                .iter()
+                .rev()
+                .find_map(|&(block, x)| sb.iter().find(|p| p.0 == block).map(|p| (block, x / p.1)));
+            match common {
+                Some((block, f)) => (
+                    format!("{} %", sig3(f * 100.0)),
+                    judge(f >= min),
+                    format!("at {block} B, the largest block both have"),
+                ),
+                None => none(format!("`{a}` and `{b}` not both in this run")),
+            }
+        }
+        Rule::MacroAtMost(report, series, limit, at) => {
+            let point = reports
+                .iter()
+                .filter(|r| r.name == report)
+                .flat_map(|r| r.rows.iter().filter(|row| row.series == series))
+                .max_by(|p, q| p.x.total_cmp(&q.x));
+            match point {
+                Some(p) => {
+                    let mut note = format!("`{report}` “{series}” at N = {}", sig3(p.x));
+                    if p.x < at {
+                        note.push_str(&format!(
+                            "; the target is for N = {}: not conclusive",
+                            sig3(at)
+                        ));
+                    }
+                    (format!("{} s", sig3(p.y)), judge(p.y <= limit), note)
+                }
+                None => none(format!("macro `{report}` not in this run")),
+            }
+        }
+        Rule::Tested(by) => (String::new(), Status::Tested, by.to_owned()),
+    }
+}
+
+/// The targets as a markdown table.
+pub(crate) fn markdown(outcomes: &[Outcome]) -> String {
+    let mut s = String::from(
+        "| target | stated in | goal | ours | pass/fail | judged on |\n|---|---|---|---|---|---|\n",
+    );
+    for o in outcomes {
+        let status = match o.status {
+            Status::Fail => "**FAIL**".to_owned(),
+            st => st.label().to_owned(),
+        };
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {status} | {} |\n",
+            o.what, o.section, o.goal, o.ours, o.note
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::criterion::parse_result;
+    use crate::bench::criterion::tests::{benchmark_json, estimates_json};
+    use verdict_bench::macro_bench::MacroRow;
+
+    fn r(group: &str, function: &str, param: &str, tp: &str, mean_ns: f64) -> BenchResult {
+        parse_result(
+            &benchmark_json(group, function, param, tp),
+            &estimates_json(mean_ns, mean_ns, 1.0),
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn targets_pass_fail_and_not_measured() {
+        let results = vec![
+            r("neff/ristretto255", "verify", "1024", "null", 58e6),
+            r("neff/ristretto255", "prove", "1024", "null", 145e6),
+            // 4096 B in 1 ms = 4096 KB/s (pass); generation 4096 B in 10 ms (fail).
+            r(
+                "fig5/hashing-generator/ristretto255",
+                "verify-batch",
+                "4096",
+                r#"{"Bytes":4096}"#,
+                1e6,
+            ),
+            r(
+                "fig5/hashing-generator/ristretto255",
+                "cover",
+                "4096",
+                r#"{"Bytes":4096}"#,
+                10e6,
+            ),
+            r(
+                "fig5/xor/ristretto255",
+                "cover",
+                "4096",
+                r#"{"Bytes":4096}"#,
+                20e3,
+            ),
+            r(
+                "fig5/xor/ristretto255",
+                "raw-blake3-16",
+                "4096",
+                r#"{"Bytes":4096}"#,
+                16e3,
+            ),
+        ];
+        let fig7 = MacroReport {
+            name: "fig7".into(),
+            title: "Figure 7".into(),
+            x_label: "clients N".into(),
+            y_label: "time (s)".into(),
+            log_x: true,
+            log_y: true,
+            rows: vec![
+                MacroRow {
+                    series: "eager round, server CPU".into(),
+                    x: 16.0,
+                    y: 2.0,
+                },
+                MacroRow {
+                    series: "eager round, server CPU".into(),
+                    x: 64.0,
+                    y: 0.3,
+                },
+            ],
+            notes: vec![],
+        };
+        let out = evaluate(&results, &[fig7]);
+        assert_eq!(out.len(), TARGETS.len());
+        let st = |what: &str| {
+            out.iter()
+                .find(|o| o.what.starts_with(what))
+                .map(|o| (o.status, o.ours.clone()))
+        };
+        assert_eq!(
+            st("Neff shuffle batched"),
+            Some((Status::Pass, "58 ms".into()))
+        );
+        assert_eq!(
+            st("Neff shuffle prove"),
+            Some((Status::Fail, "145 ms".into()))
+        );
+        assert_eq!(
+            st("Neff shuffle proof size").map(|s| s.0),
+            Some(Status::Tested)
+        );
+        assert_eq!(
+            st("hashing-generator/ristretto255 batched"),
+            Some((Status::Pass, "4096 KB/s".into()))
+        );
+        assert_eq!(
+            st("hashing-generator/ristretto255 generation").map(|s| s.0),
+            Some(Status::Fail)
+        );
+        assert_eq!(
+            st("XOR client ciphertext vs"),
+            Some((Status::Pass, "80 %".into()))
+        );
+        assert_eq!(st("eager round"), Some((Status::Pass, "0.300 s".into())));
+        assert_eq!(st("hybrid blame").map(|s| s.0), Some(Status::NotMeasured));
+        assert_eq!(
+            st("ristretto255 scalar").map(|s| s.0),
+            Some(Status::NotMeasured)
+        );
+        let eager = out
+            .iter()
+            .find(|o| o.what.starts_with("eager"))
+            .map(|o| o.note.clone());
+        assert!(eager.unwrap_or_default().contains("not conclusive"));
+        let md = markdown(&out);
+        assert_eq!(md.lines().count(), 2 + TARGETS.len());
+        assert!(md.contains("| **FAIL** |"));
+    }
+
+    /// Every line of docs/PERFORMANCE.md's hand-written part that states a target names a
+    /// quantity some entry of [`TARGETS`] covers, so a target added to the document without
+    /// an entry here fails this test.
+    #[test]
+    fn every_documented_target_has_an_entry() {
+        let doc = include_str!("../../../docs/PERFORMANCE.md");
+        let hand = doc.split("<!-- BEGIN GENERATED -->").next().unwrap_or(doc);
+        let covered = [
+            ("≥ 5×", "≥ 5×"),
+            ("≤ 60 ms", "≤ 60 ms"),
+            ("≤ 100 ms", "≤ 100 ms"),
+            ("≥ 3 MB/s", "≥ 3 MB/s"),
+            ("≥ 1 MB/s", "≥ 1 MB/s"),
+            ("≥ 300 MB/s", "≥ 300 MB/s"),
+            ("≥ 70 %", "≥ 70 %"),
+            ("≤ 1 s", "≤ 1 s"),
+            ("≤ 4 µs", "≤ 4 µs"),
+            ("≈20 µs", "≈ 20 µs"),
+        ];
+        for (in_doc, goal) in covered {
+            let doc_has = hand.contains(in_doc) || hand.contains(&in_doc.replace(' ', ""));
+            assert!(doc_has, "docs/PERFORMANCE.md no longer states {in_doc}");
+            assert!(
+                TARGETS.iter().any(|t| t.goal.contains(goal)),
+                "no target entry for {goal}"
+            );
+        }
+        // Every "target" sentence is about one of those quantities.
+        for line in hand
+            .lines()
+            .filter(|l| l.contains("Target") || l.contains("target:"))
+        {
+            assert!(
+                covered
+                    .iter()
+                    .any(|(q, _)| line.contains(q) || line.contains(&q.replace(' ', "")))
+                    || line.contains("Targets stated")
+                    || line.contains("Targets.")
+                    || line.contains("targets")
+                    || line.contains("carry the targets")
+                    || line.contains("Targets at n = 1024")
+                    || line.contains("Targets (ristretto255)"),
+                "target line without an entry: {line}"
+            );
+        }
+    }
+}
