@@ -330,6 +330,23 @@ pub(crate) mod tests {
     use super::*;
 
     /// A `benchmark.json` as criterion 0.5 writes it.
+    /// A parsed result of `group/function/param` with mean `mean_ns` (`tp`: the throughput
+    /// JSON, or `null`), for the tests of the modules that read results.
+    pub(crate) fn result(
+        group: &str,
+        function: &str,
+        param: &str,
+        tp: &str,
+        mean_ns: f64,
+    ) -> BenchResult {
+        parse_result(
+            &benchmark_json(group, function, param, tp),
+            &estimates_json(mean_ns, mean_ns, 1.0),
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
     pub(crate) fn benchmark_json(group: &str, function: &str, param: &str, tp: &str) -> String {
         format!(
             r#"{{"group_id":"{group}","function_id":"{function}","value_str":"{param}","throughput":{tp},"full_id":"{group}/{function}/{param}","directory_name":"x","title":"{group}/{function}/{param}"}}"#

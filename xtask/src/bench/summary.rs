@@ -550,17 +550,7 @@ pub(crate) fn replace_generated(doc: &str, generated: &str) -> Result<String, St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::criterion::parse_result;
-    use crate::bench::criterion::tests::{benchmark_json, estimates_json};
-
-    fn result(group: &str, function: &str, param: &str, tp: &str, mean_ns: f64) -> BenchResult {
-        parse_result(
-            &benchmark_json(group, function, param, tp),
-            &estimates_json(mean_ns, mean_ns, 1.0),
-            None,
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::bench::criterion::tests::result;
 
     #[test]
     fn compares_at_the_block_nearest_4k() {

@@ -318,18 +318,8 @@ pub(crate) fn markdown(outcomes: &[Outcome]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::criterion::parse_result;
-    use crate::bench::criterion::tests::{benchmark_json, estimates_json};
+    use crate::bench::criterion::tests::result as r;
     use verdict_bench::macro_bench::MacroRow;
-
-    fn r(group: &str, function: &str, param: &str, tp: &str, mean_ns: f64) -> BenchResult {
-        parse_result(
-            &benchmark_json(group, function, param, tp),
-            &estimates_json(mean_ns, mean_ns, 1.0),
-            None,
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-    }
 
     #[test]
     fn targets_pass_fail_and_not_measured() {
