@@ -14,9 +14,8 @@ use std::path::Path;
                   cargo xtask tidy, cargo clippy (all targets, warnings denied), cargo doc \
                   (warnings denied), cargo test --workspace, cargo xtask test-vectors --check, \
                   the independent vector checker (cargo xtask spec-check; skipped without \
-                  python3), cargo test --benches --no-run (the
-                  benchmarks compile and link, in the test profile) and every fuzz target for 10 seconds \
-                  (cargo xtask fuzz --seconds 10; needs cargo-fuzz)."
+                  python3) and every fuzz target for 10 seconds (cargo xtask fuzz --seconds 10; \
+                  needs cargo-fuzz)."
 )]
 pub(crate) struct Args {}
 
@@ -43,7 +42,6 @@ pub(crate) fn run(root: &Path, _: &Args) -> bool {
         && cargo(&["test", "--workspace"], &[])
         && crate::test_vectors::run(root, &crate::test_vectors::Args { check: true })
         && crate::spec_check::run(root, &crate::spec_check::Args {})
-        && cargo(&["test", "--workspace", "--benches", "--no-run"], &[])
         && crate::fuzz::run(
             root,
             &crate::fuzz::Args {
