@@ -36,6 +36,7 @@ mod lexer;
 mod long_files;
 mod readmes;
 mod spec_labels;
+pub(crate) use spec_labels::protocol_labels;
 mod wire_kinds;
 
 use std::path::{Path, PathBuf};

@@ -221,6 +221,25 @@ fn spec_text(root: &Path, r: &mut Report) -> Option<String> {
 /// Every label of `SPEC_CRATES` missing from `spec`, with the first place it occurs.
 pub(super) fn missing_labels(root: &Path, spec: &str, r: &mut Report) -> BTreeMap<String, String> {
     let mut missing = BTreeMap::new();
+    for (label, at) in all_labels(root, r) {
+        if !documented(spec, &label) {
+            missing.insert(label, at);
+        }
+    }
+    missing
+}
+
+/// Every label of the protocol crates (sorted), for the fuzzers' dictionary: suite ids and wire
+/// tags among them are bytes a decoder compares against.
+pub(crate) fn protocol_labels(root: &Path) -> Vec<String> {
+    all_labels(root, &mut Report::default())
+        .into_keys()
+        .collect()
+}
+
+/// Every label of `SPEC_CRATES`, with the first place it occurs.
+fn all_labels(root: &Path, r: &mut Report) -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
     for krate in SPEC_CRATES {
         let src = root.join("crates").join(krate).join("src");
         for f in files_below(root, &src, r) {
@@ -235,15 +254,13 @@ pub(super) fn missing_labels(root: &Path, spec: &str, r: &mut Report) -> BTreeMa
                 continue;
             };
             for (line, label) in labels(&code) {
-                if !documented(spec, &label) {
-                    missing
-                        .entry(label)
-                        .or_insert_with(|| format!("{}:{line}", rel(root, &f)));
-                }
+                found
+                    .entry(label)
+                    .or_insert_with(|| format!("{}:{line}", rel(root, &f)));
             }
         }
     }
-    missing
+    found
 }
 
 pub(super) fn spec_labels(root: &Path, r: &mut Report) {
