@@ -14,7 +14,7 @@ use std::path::Path;
                   cargo xtask tidy, cargo clippy (all targets, warnings denied), cargo doc \
                   (warnings denied), cargo test --workspace, cargo xtask test-vectors --check, \
                   the independent vector checker (cargo xtask spec-check; skipped without \
-                  python3) and every fuzz target for 10 seconds (cargo xtask fuzz --seconds 10; \
+                  python3) and every fuzz target for 10 seconds (cargo xtask fuzz --dev --seconds 10; \
                   needs cargo-fuzz)."
 )]
 pub(crate) struct Args {}
@@ -46,6 +46,7 @@ pub(crate) fn run(root: &Path, _: &Args) -> bool {
             root,
             &crate::fuzz::Args {
                 seconds: Some(10),
+                dev: true,
                 ..crate::fuzz::Args::default()
             },
         )
