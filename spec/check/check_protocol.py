@@ -18,6 +18,7 @@ USES = [b"signing", b"dcnet", b"xor", b"shuffle"]
 KINDS = {1: "ClientSetup", 2: "SetupInventory", 3: "ShuffleStep", 4: "Decryption",
          5: "SetupTranscript", 6: "Dispute", 10: "Submission", 11: "Inventory", 12: "Commit",
          13: "ServerCiphertexts", 14: "OutputSignature", 15: "RoundOutput", 16: "Echo",
+         17: "CatchUp",
          20: "BlameBits", 21: "RebuttalRequest", 22: "Rebuttal", 23: "Verdict", 30: "Alert"}
 
 

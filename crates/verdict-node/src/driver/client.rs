@@ -2,7 +2,8 @@
 //!
 //! Clients have no protocol timers (servers drive the rounds); the driver gives set-up a
 //! deadline — the policy's set-up window plus a margin — and keeps the link to the upstream
-//! server up with exponential backoff. Messages come from stdin, one per line.
+//! server up with exponential backoff; after every reconnect the client asks its server for
+//! the certified rounds it missed. Messages come from stdin, one per line.
 
 use std::future::Future;
 use std::time::Duration;
@@ -56,6 +57,7 @@ pub async fn run<S: ProtoSuite>(
         group.dir.clone(),
         &[up],
     );
+    let mut dialed = net.dialed();
     net.spawn_dialer(up, LinkKind::FromServer);
     let signing = keys.signing().clone();
     let mut jam_rng = super::rng()?;
@@ -114,6 +116,11 @@ pub async fn run<S: ProtoSuite>(
                 return Err(NodeError::Net(format!(
                     "no set-up transcript from {up} by the set-up deadline"
                 )));
+            }
+            Ok(()) = dialed.changed() => {
+                // A (re)established link to the upstream: ask for any certified round the
+                // outage made us miss (nothing during set-up, see `Client::reconnected`).
+                client.reconnected();
             }
             () = &mut shutdown => break,
         }

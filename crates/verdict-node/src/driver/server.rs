@@ -143,8 +143,9 @@ fn flush<S: ProtoSuite, R: rand_core::RngCore + rand_core::CryptoRng>(
         if matches!(t.to, Party::Client(_))
             && let Ok(h) = Header::from_prefix(&t.bytes)
             && h.kind == Kind::RoundOutput
-            && *stored_round != Some(h.round)
+            && stored_round.is_none_or(|s| h.round > s)
         {
+            // Outputs resent to a reconnecting client (catch-up) are older: stored already.
             history.append_round(h.round, &t.bytes)?;
             *stored_round = Some(h.round);
         }

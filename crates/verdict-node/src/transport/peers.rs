@@ -56,6 +56,9 @@ pub struct Net {
     inbound: mpsc::Sender<(Party, Vec<u8>)>,
     links: Mutex<HashMap<Party, AbortHandle>>,
     handshakes: Arc<Semaphore>,
+    /// Links this node's dialers have established so far: a client's driver watches it to
+    /// tell its state machine that the link to its upstream is back (catch-up).
+    dialed: tokio::sync::watch::Sender<u64>,
 }
 
 impl Net {
@@ -89,6 +92,7 @@ impl Net {
             inbound,
             links: Mutex::new(HashMap::new()),
             handshakes: Arc::new(Semaphore::new(MAX_HANDSHAKES)),
+            dialed: tokio::sync::watch::Sender::new(0),
         });
         (net, rx)
     }
@@ -107,6 +111,11 @@ impl Net {
                 false
             }
         }
+    }
+
+    /// Changes whenever one of this node's dialers establishes a link (the value counts them).
+    pub fn dialed(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.dialed.subscribe()
     }
 
     /// The link kind to `peer`, or `None` if this node must not accept a connection from it.
@@ -205,6 +214,7 @@ impl Net {
             return Err(LinkError::UnknownKey(hex::encode(est.remote)));
         }
         tracing::info!(%peer, %addr, "connected");
+        self.dialed.send_modify(|n| *n += 1);
         Ok(self.run_link(est, peer, kind).await)
     }
 

@@ -250,6 +250,28 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         self.events.pop_front()
     }
 
+    /// Tells the client that its link to its upstream server came back after an interruption
+    /// (a driver calls it on every reconnect). Past set-up, the client asks its server for the
+    /// certified outputs it may have missed — a `CatchUp` naming the round whose output it
+    /// awaits — and then handles them in order like live ones: every output's `M` signatures
+    /// are checked, its messages delivered, its schedule followed, and the client submits
+    /// again from the round after the last output it is sent. (The submissions it builds for
+    /// rounds already over on the way are refused by the server as late; a message of ours
+    /// that did not come out is queued again, as after any round that left us out.) During
+    /// set-up there is nothing to ask for: a set-up message or transcript lost with the link
+    /// is not resent.
+    pub fn reconnected(&mut self) {
+        if let State::Ready(ready) = &self.state {
+            let round = ready.round;
+            self.send(
+                Party::Server(self.upstream),
+                Kind::CatchUp,
+                round,
+                Vec::new(),
+            );
+        }
+    }
+
     /// Clients need no timers: servers drive the rounds. Always `None`.
     pub fn poll_timeout(&self) -> Option<Duration> {
         None

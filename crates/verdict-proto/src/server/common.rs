@@ -109,7 +109,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         kind: Kind,
         round: u64,
         payload: Vec<u8>,
-    ) {
+    ) -> Arc<[u8]> {
         let bytes: Arc<[u8]> = self.seal(kind, round, payload).to_bytes().into();
         for c in clients {
             self.transmits.push_back(Transmit {
@@ -117,6 +117,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
                 bytes: Arc::clone(&bytes),
             });
         }
+        bytes
     }
 
     /// Our clients not excluded so far (whose submissions a window waits for).

@@ -2,7 +2,7 @@
 //! closes, the set-up inventory, disputes, the pseudonym shuffle step and decryption shares,
 //! and the transition to round 0 (returned as the new state).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
@@ -212,6 +212,8 @@ impl<S: ProtoSuite> SetupState<S> {
             blame: None,
             early_blame: EarlyBlame::default(),
             pending_exclusions: Vec::new(),
+            outputs: VecDeque::new(),
+            caught_up: BTreeMap::new(),
         }))
     }
 }

@@ -327,6 +327,16 @@ impl<S: ProtoSuite> Simulator<S> {
         self.clients.get_mut(i)
     }
 
+    /// Client `i`'s link came back (after a tamper hook dropped its messages, say): the
+    /// simulator, as the client's driver, calls [`Client::reconnected`] and sends what it
+    /// asks for.
+    pub fn reconnect(&mut self, i: usize) {
+        if let Some(c) = self.clients.get_mut(i) {
+            c.reconnected();
+            self.collect(Party::Client(ClientId(i as u32)));
+        }
+    }
+
     /// Queues `message` at client `i`.
     pub fn submit(&mut self, i: usize, message: Vec<u8>) -> Result<(), crate::ApiError> {
         match self.clients.get_mut(i) {

@@ -34,6 +34,9 @@ pub enum Kind {
     RoundOutput = 15,
     /// Server → servers: the signed headers this server received for one step.
     Echo = 16,
+    /// Client → upstream server, after its link came back: "resend the certified outputs from
+    /// the round in the header on" (empty payload).
+    CatchUp = 17,
     /// Server → servers: this server's pad bits for an accusation (hybrid blame).
     BlameBits = 20,
     /// Server → suspect client: the published pad bits, to rebut.
@@ -87,7 +90,7 @@ const fn row(kind: Kind, name: &'static str, from: Role, to: Role, step: bool) -
 use Role::{Client as C, Server as S};
 
 /// Every kind: name, sender role, recipient role, step.
-const TABLE: [Row; 18] = [
+const TABLE: [Row; 19] = [
     row(Kind::ClientSetup, "client set-up", C, S, false),
     row(Kind::SetupInventory, "set-up inventory", S, S, true),
     row(Kind::ShuffleStep, "shuffle step", S, S, true),
@@ -101,6 +104,7 @@ const TABLE: [Row; 18] = [
     row(Kind::OutputSignature, "output signature", S, S, true),
     row(Kind::RoundOutput, "round output", S, C, false),
     row(Kind::Echo, "echo", S, S, false),
+    row(Kind::CatchUp, "catch-up request", C, S, false),
     row(Kind::BlameBits, "blame bits", S, S, true),
     row(Kind::RebuttalRequest, "rebuttal request", S, C, false),
     row(Kind::Rebuttal, "rebuttal", C, S, false),
@@ -110,8 +114,8 @@ const TABLE: [Row; 18] = [
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 18] = {
-        let mut all = [Kind::Alert; 18];
+    pub const ALL: [Kind; 19] = {
+        let mut all = [Kind::Alert; 19];
         let mut i = 0;
         while i < TABLE.len() {
             all[i] = TABLE[i].kind;

@@ -125,7 +125,8 @@ impl<S: ProtoSuite> Running<S> {
         let future = core::mem::take(&mut run.future);
         core.round = round_no + 1;
         core.prune_headers();
-        core.send_to_clients(&clients, Kind::RoundOutput, round_no, payload);
+        let sent = core.send_to_clients(&clients, Kind::RoundOutput, round_no, payload);
+        run.keep_output(round_no, sent);
         for (c, reason, evidence) in excluded_now {
             core.excluded.insert(c);
             core.events.push_back(Event::Excluded {

@@ -16,6 +16,7 @@ use crate::slot::{OpenSlot, SlotKind};
 use crate::suite::{ClientCt, Prepared, ProtoSuite, SessionNets};
 use crate::wire::{Kind, Received, payloads};
 
+mod catch_up;
 mod certify;
 mod ciphertexts;
 mod inventory;
@@ -54,6 +55,17 @@ impl<S: ProtoSuite> Running<S> {
             Ok(())
         };
         let current = self.round.number;
+        if let (Party::Client(c), Kind::CatchUp) = (h.sender, h.kind) {
+            if !msg.payload().is_empty() {
+                core.reject(MessageError::Malformed {
+                    from: h.sender,
+                    source: crate::error::WireError::Invalid("catch-up payload"),
+                });
+                return Ok(());
+            }
+            // About past rounds: not subject to the round checks below.
+            return self.on_catch_up(core, c, h.round);
+        }
         let blame_kind = matches!(h.kind, Kind::BlameBits | Kind::Verdict | Kind::Rebuttal);
         if !blame_kind && h.round == current + 1 {
             // Nobody can be more than one round ahead (certifying a round needs our

@@ -4,7 +4,8 @@
 
 use core::ops::Range;
 use core::time::Duration;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 use verdict_dcnet::{ClientId, ServerId};
 use verdict_group::Group;
@@ -60,6 +61,11 @@ pub(super) struct Running<S: ProtoSuite> {
     /// Blame messages that arrived before this server started tracing (a faster server).
     pub(super) early_blame: EarlyBlame<S::G>,
     pub(super) pending_exclusions: Vec<(ClientId, ExclusionReason)>,
+    /// The last certified outputs as sent to our clients, oldest first, for reconnecting
+    /// clients (`round/catch_up.rs`; bounded by `CATCH_UP_ROUNDS`).
+    pub(super) outputs: VecDeque<(u64, Arc<[u8]>)>,
+    /// Per client, the round in which we last answered its catch-up request (one per round).
+    pub(super) caught_up: BTreeMap<ClientId, u64>,
 }
 
 /// Where a round is: each step waits for one kind of message from every server (or, first, for

@@ -1,0 +1,238 @@
+//! Catch-up after a dropped link: a client that missed certified round outputs asks its
+//! upstream server for them on reconnect, checks them like live ones, delivers what it missed
+//! and takes part again; without the request it would wait forever for a round long over.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use core::time::Duration;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rand_core::SeedableRng;
+use verdict_dcnet::{ClientId, HashingGenerator, Party, ServerId};
+use verdict_group::Ristretto255;
+use verdict_proto::sim::Simulator;
+use verdict_proto::wire::{Envelope, Kind};
+use verdict_proto::{Event, MessageError, Mode, Verification};
+
+use common::{policy, quiet_net};
+
+type Hg = HashingGenerator<Ristretto255>;
+
+const M: usize = 2;
+const N: usize = 4;
+/// The client whose link drops.
+const OFF: usize = 0;
+/// Rounds a session runs (enough for a slot closed while idle to reopen).
+const ROUNDS: u64 = 14;
+
+/// A session whose client `OFF` loses every message to and from it while the flag is set.
+fn session(mode: Mode, seed: u64) -> (Simulator<Hg>, Rc<RefCell<bool>>) {
+    let mut sim = Simulator::<Hg>::new_paused(policy(mode), M, N, quiet_net(), seed).unwrap();
+    let cut = Rc::new(RefCell::new(false));
+    let flag = Rc::clone(&cut);
+    let off = Party::Client(ClientId(OFF as u32));
+    sim.set_tamper(Box::new(move |from, to, bytes| {
+        (!*flag.borrow() || (from != off && to != off)).then_some(bytes)
+    }));
+    sim.start();
+    (sim, cut)
+}
+
+fn rounds_completed(sim: &Simulator<Hg>, who: usize) -> Vec<u64> {
+    sim.events_of(Party::Client(ClientId(who as u32)))
+        .filter_map(|e| match e {
+            Event::RoundComplete { round, .. } => Some(*round),
+            _ => None,
+        })
+        .collect()
+}
+
+fn nobody_blamed(sim: &Simulator<Hg>) {
+    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
+    for j in 0..M {
+        let who = Party::Server(ServerId(j as u32));
+        assert!(sim.exclusions(who).is_empty(), "{who} excluded someone");
+    }
+}
+
+/// Runs two rounds, cuts client `OFF` off for three more (client 1 posts meanwhile), restores
+/// the link, optionally lets the client ask to catch up, and runs on. Returns the session.
+fn outage(mode: Mode, seed: u64, catch_up: bool) -> Simulator<Hg> {
+    let (mut sim, cut) = session(mode, seed);
+    sim.run_rounds(2, Duration::from_secs(60));
+    *cut.borrow_mut() = true;
+    sim.submit(1, b"posted while 0 was away".to_vec()).unwrap();
+    sim.run_rounds(5, Duration::from_secs(120));
+    *cut.borrow_mut() = false;
+    if catch_up {
+        sim.reconnect(OFF);
+    }
+    sim.submit(OFF, b"0 is back".to_vec()).unwrap();
+    sim.run_rounds(ROUNDS, Duration::from_secs(300));
+    sim
+}
+
+fn catches_up(mode: Mode, seed: u64) {
+    let sim = outage(mode, seed, true);
+    nobody_blamed(&sim);
+    // Every round, the missed ones included, completed at the client, in order (the last
+    // output may still be on its way when the servers reach the last round).
+    let seen = rounds_completed(&sim, OFF);
+    assert!(seen.len() as u64 >= ROUNDS - 1, "{mode:?}: {seen:?}");
+    assert_eq!(
+        seen,
+        (0..seen.len() as u64).collect::<Vec<u64>>(),
+        "{mode:?}"
+    );
+    let delivered = sim.delivered(Party::Client(ClientId(OFF as u32)));
+    assert!(
+        delivered.iter().any(|m| m == b"posted while 0 was away"),
+        "{mode:?}: the message of a missed round reaches the client"
+    );
+    // It takes part again: its own message comes out, at everyone.
+    for i in 0..N {
+        let at = sim.delivered(Party::Client(ClientId(i as u32)));
+        assert!(at.iter().any(|m| m == b"0 is back"), "{mode:?}: client {i}");
+    }
+}
+
+#[test]
+fn a_client_back_from_an_outage_catches_up_and_posts_again_eager() {
+    catches_up(Mode::Verifiable(Verification::Eager), 1);
+}
+
+#[test]
+fn a_client_back_from_an_outage_catches_up_and_posts_again_lazy() {
+    catches_up(Mode::Verifiable(Verification::Lazy), 2);
+}
+
+#[test]
+fn a_client_back_from_an_outage_catches_up_and_posts_again_hybrid() {
+    catches_up(Mode::Hybrid(Verification::Lazy), 3);
+}
+
+/// The control: the same outage without the request leaves the client waiting for the
+/// output of the first round it missed, while the others run on (what every client did before
+/// catch-up existed).
+#[test]
+fn without_asking_the_client_stays_behind() {
+    let sim = outage(Mode::Verifiable(Verification::Eager), 1, false);
+    nobody_blamed(&sim);
+    let seen = rounds_completed(&sim, OFF);
+    assert!(
+        !seen.is_empty() && seen.iter().all(|r| *r < 2),
+        "it never gets past the outage: {seen:?}"
+    );
+    assert!(rounds_completed(&sim, 1).len() as u64 >= ROUNDS - 1);
+}
+
+fn catch_up_request(sim: &Simulator<Hg>, client: usize, round: u64, payload: Vec<u8>) -> Vec<u8> {
+    let key = sim
+        .signing_key(Party::Client(ClientId(client as u32)))
+        .unwrap()
+        .clone();
+    let session = sim.server(0).unwrap().session().0;
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
+    Envelope::seal(
+        &key,
+        Kind::CatchUp,
+        Party::Client(ClientId(client as u32)),
+        session,
+        round,
+        payload,
+        &mut rng,
+    )
+    .to_bytes()
+}
+
+fn rejections(sim: &Simulator<Hg>, server: u32) -> Vec<MessageError> {
+    sim.events_of(Party::Server(ServerId(server)))
+        .filter_map(|e| match e {
+            Event::Rejected(err) => Some(err.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Outputs sent to `client` so far (counted on the link, after the fact, by a tamper hook).
+type Counter = Rc<RefCell<usize>>;
+
+fn count_outputs_to(sim: &mut Simulator<Hg>, client: usize) -> Counter {
+    let count = Rc::new(RefCell::new(0));
+    let c = Rc::clone(&count);
+    let to_client = Party::Client(ClientId(client as u32));
+    sim.set_tamper(Box::new(move |_, to, bytes: Vec<u8>| {
+        let kind = Envelope::<Ristretto255>::from_bytes(&bytes)
+            .ok()
+            .map(|e| e.header().kind);
+        let round = Envelope::<Ristretto255>::from_bytes(&bytes)
+            .ok()
+            .map(|e| e.header().round);
+        // Only resent outputs: rounds before the one the test starts in.
+        if to == to_client && kind == Some(Kind::RoundOutput) && round < Some(3) {
+            *c.borrow_mut() += 1;
+        }
+        Some(bytes)
+    }));
+    count
+}
+
+/// A server answers each client's catch-up at most once per round, only its own clients, only
+/// with an empty payload, and only from rounds it still keeps — so a client cannot turn the
+/// request into an amplifier.
+#[test]
+fn catch_up_requests_are_bounded() {
+    let (mut sim, _) = session(Mode::Verifiable(Verification::Eager), 4);
+    sim.run_rounds(3, Duration::from_secs(60));
+    // Until client 1 has the live output of round 2 (it then submits to round 3).
+    while sim.client(1).unwrap().round() < 3 {
+        assert!(sim.step());
+    }
+    let outputs = count_outputs_to(&mut sim, 1);
+    let up = sim.config().upstream_of(ClientId(1)).unwrap();
+    let other = ServerId(1 - up.0);
+    let (to_up, to_other) = (Party::Server(up), Party::Server(other));
+    let from = Party::Client(ClientId(1));
+
+    // From round 0: rounds 0, 1 and 2 are resent, once.
+    let req = catch_up_request(&sim, 1, 0, Vec::new());
+    sim.inject(from, to_up, req.clone());
+    sim.inject(from, to_up, catch_up_request(&sim, 1, 0, Vec::new()));
+    // Not its upstream; a payload where there is none.
+    sim.inject(from, to_other, req);
+    sim.inject(from, to_up, catch_up_request(&sim, 1, 1, vec![1]));
+    // The requests arrive within round 3 (one 10 ms hop); run on into later rounds.
+    sim.run_rounds(6, Duration::from_secs(120));
+    assert_eq!(*outputs.borrow(), 3, "rounds 0–2 resent once, no more");
+    let at_up = rejections(&sim, up.0);
+    assert!(
+        at_up.iter().any(|e| matches!(
+            e,
+            MessageError::Duplicate {
+                kind: "catch-up request",
+                ..
+            }
+        )),
+        "{at_up:?}"
+    );
+    assert!(
+        at_up
+            .iter()
+            .any(|e| matches!(e, MessageError::Malformed { .. })),
+        "{at_up:?}"
+    );
+    let at_other = rejections(&sim, other.0);
+    assert!(
+        at_other.iter().any(|e| matches!(
+            e,
+            MessageError::Unexpected {
+                kind: "catch-up request",
+                ..
+            }
+        )),
+        "{at_other:?}"
+    );
+    nobody_blamed(&sim);
+}
