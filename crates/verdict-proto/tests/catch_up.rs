@@ -156,10 +156,12 @@ fn rejections(sim: &Simulator<Hg>, server: u32) -> Vec<MessageError> {
         .collect()
 }
 
-/// Outputs sent to `client` so far (counted on the link, after the fact, by a tamper hook).
+/// Outputs counted on the link by a tamper hook.
 type Counter = Rc<RefCell<usize>>;
 
-fn count_outputs_to(sim: &mut Simulator<Hg>, client: usize) -> Counter {
+/// Outputs of rounds before `below` sent to `client` from now on: only resent ones, once the
+/// client has had the live output of round `below − 1`.
+fn count_outputs_to(sim: &mut Simulator<Hg>, client: usize, below: u64) -> Counter {
     let count = Rc::new(RefCell::new(0));
     let c = Rc::clone(&count);
     let to_client = Party::Client(ClientId(client as u32));
@@ -170,8 +172,7 @@ fn count_outputs_to(sim: &mut Simulator<Hg>, client: usize) -> Counter {
         let round = Envelope::<Ristretto255>::from_bytes(&bytes)
             .ok()
             .map(|e| e.header().round);
-        // Only resent outputs: rounds before the one the test starts in.
-        if to == to_client && kind == Some(Kind::RoundOutput) && round < Some(3) {
+        if to == to_client && kind == Some(Kind::RoundOutput) && round < Some(below) {
             *c.borrow_mut() += 1;
         }
         Some(bytes)
@@ -190,7 +191,7 @@ fn catch_up_requests_are_bounded() {
     while sim.client(1).unwrap().round() < 3 {
         assert!(sim.step());
     }
-    let outputs = count_outputs_to(&mut sim, 1);
+    let outputs = count_outputs_to(&mut sim, 1, 3);
     let up = sim.config().upstream_of(ClientId(1)).unwrap();
     let other = ServerId(1 - up.0);
     let (to_up, to_other) = (Party::Server(up), Party::Server(other));
@@ -233,6 +234,46 @@ fn catch_up_requests_are_bounded() {
             }
         )),
         "{at_other:?}"
+    );
+    nobody_blamed(&sim);
+}
+
+/// A client further behind than the outputs its server keeps is refused with a typed error
+/// naming the oldest round kept, and nothing is resent.
+#[test]
+fn a_request_older_than_what_is_kept_is_refused() {
+    // Hybrid: XOR rounds are the cheapest to simulate 66 of.
+    let (mut sim, _) = session(Mode::Hybrid(Verification::Lazy), 5);
+    let kept = 64; // the server keeps this many certified outputs
+    sim.run_rounds(kept + 2, Duration::from_secs(3_600));
+    while sim.client(1).unwrap().round() < kept + 2 {
+        assert!(sim.step());
+    }
+    let outputs = count_outputs_to(&mut sim, 1, kept + 2);
+    let up = sim.config().upstream_of(ClientId(1)).unwrap();
+    sim.inject(
+        Party::Client(ClientId(1)),
+        Party::Server(up),
+        catch_up_request(&sim, 1, 0, Vec::new()),
+    );
+    sim.run_rounds(kept + 4, Duration::from_secs(3_700));
+    assert_eq!(*outputs.borrow(), 0, "nothing resent");
+    let refused: Vec<_> = rejections(&sim, up.0)
+        .into_iter()
+        .filter_map(|e| match e {
+            MessageError::CatchUpTooOld {
+                client,
+                round,
+                oldest,
+            } => Some((client, round, oldest)),
+            _ => None,
+        })
+        .collect();
+    // 66 rounds certified, the last 64 kept: the oldest is round 2 (3 if round 66 was certified
+    // before the request arrived).
+    assert!(
+        matches!(refused[..], [(ClientId(1), 0, oldest)] if oldest == 2 || oldest == 3),
+        "{refused:?}"
     );
     nobody_blamed(&sim);
 }
