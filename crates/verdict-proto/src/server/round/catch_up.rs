@@ -12,8 +12,8 @@
 //! whatever clients do), and answers each of its clients at most once per round, so a client
 //! cannot make it send more than `CATCH_UP_ROUNDS` outputs per round (no amplification beyond
 //! what a reconnect legitimately needs). A client further behind than the outputs kept is told
-//! nothing and the server reports `MessageError::CatchUpTooOld`; a node driver with durable
-//! history can serve it from there.
+//! nothing and the server reports `MessageError::CatchUpTooOld` (serving it from a node's
+//! durable history is not implemented).
 
 use std::sync::Arc;
 
@@ -22,10 +22,10 @@ use verdict_dcnet::{ClientId, Party};
 
 use super::super::common::Core;
 use super::super::state::Running;
-use super::super::stop::Stop;
 use crate::error::MessageError;
 use crate::event::Transmit;
 use crate::suite::ProtoSuite;
+use crate::wire::Kind;
 
 /// Certified outputs a server keeps to resend to reconnecting clients.
 pub(crate) const CATCH_UP_ROUNDS: usize = 64;
@@ -45,27 +45,27 @@ impl<S: ProtoSuite> Running<S> {
         core: &mut Core<S, R>,
         c: ClientId,
         from: u64,
-    ) -> Result<(), Stop> {
+    ) {
         let current = self.round.number;
         if !core.clients.contains(&c) {
             // Only a client's upstream holds its place in the session.
             core.reject(MessageError::Unexpected {
                 from: Party::Client(c),
-                kind: "catch-up request",
+                kind: Kind::CatchUp.name(),
                 round: from,
             });
-            return Ok(());
+            return;
         }
         if from >= current {
             // Nothing certified was missed (the link dropped within a round): nothing to send.
-            return Ok(());
+            return;
         }
         if self.caught_up.get(&c) == Some(&current) {
             core.reject(MessageError::Duplicate {
                 from: Party::Client(c),
-                kind: "catch-up request",
+                kind: Kind::CatchUp.name(),
             });
-            return Ok(());
+            return;
         }
         let oldest = self.outputs.front().map_or(current, |(r, _)| *r);
         if from < oldest {
@@ -74,7 +74,7 @@ impl<S: ProtoSuite> Running<S> {
                 round: from,
                 oldest,
             });
-            return Ok(());
+            return;
         }
         self.caught_up.insert(c, current);
         for (_, bytes) in self.outputs.iter().filter(|(r, _)| *r >= from) {
@@ -83,6 +83,5 @@ impl<S: ProtoSuite> Running<S> {
                 bytes: Arc::clone(bytes),
             });
         }
-        Ok(())
     }
 }

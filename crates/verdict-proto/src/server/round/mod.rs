@@ -64,7 +64,8 @@ impl<S: ProtoSuite> Running<S> {
                 return Ok(());
             }
             // About past rounds: not subject to the round checks below.
-            return self.on_catch_up(core, c, h.round);
+            self.on_catch_up(core, c, h.round);
+            return Ok(());
         }
         let blame_kind = matches!(h.kind, Kind::BlameBits | Kind::Verdict | Kind::Rebuttal);
         if !blame_kind && h.round == current + 1 {
