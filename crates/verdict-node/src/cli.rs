@@ -96,7 +96,8 @@ pub struct RunArgs {
     /// This member's key file.
     #[arg(long)]
     pub key: PathBuf,
-    /// The server's data directory (history database).
+    /// The data directory: a server's durable history (required), a client's restart state
+    /// (optional; without it a client that stops cannot rejoin the session).
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// Serve Prometheus / OpenMetrics figures at `http://ADDR/metrics` (rounds, round interval,
@@ -217,7 +218,7 @@ async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
             }
             (Party::Client(id), false) => {
                 let jammer = args.jam_from_round.map(|from| crate::driver::jammer::Jammer { from });
-                crate::driver::client::run::<S>(group, ClientId(id.0), key, jammer, metrics, shutdown).await
+                crate::driver::client::run::<S>(group, ClientId(id.0), key, args.data.as_deref(), jammer, metrics, shutdown).await
             }
             (p, _) => Err(NodeError::Usage(format!("this key belongs to {p}, not a {}", if server { "server" } else { "client" }))),
         }

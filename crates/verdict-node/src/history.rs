@@ -126,6 +126,21 @@ impl History {
             .collect()
     }
 
+    /// Up to `limit` stored round outputs from round `from` on, in round order (catch-up reads
+    /// the history in such slices, so a client far behind costs bounded memory).
+    pub fn rounds_from(&self, from: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>, NodeError> {
+        let tx = self.db.begin_read().map_err(err)?;
+        let t = tx.open_table(ROUNDS).map_err(err)?;
+        t.range(from..)
+            .map_err(err)?
+            .take(limit)
+            .map(|item| {
+                let (k, v) = item.map_err(err)?;
+                Ok((k.value(), v.value().to_vec()))
+            })
+            .collect()
+    }
+
     /// Every stored event, in order.
     pub fn events(&self) -> Result<Vec<String>, NodeError> {
         let tx = self.db.begin_read().map_err(err)?;
@@ -158,6 +173,9 @@ mod tests {
             vec![(0, b"zero".to_vec()), (1, b"one".to_vec())]
         );
         assert_eq!(h.events().unwrap().len(), 1);
+        assert_eq!(h.rounds_from(1, 10).unwrap(), vec![(1, b"one".to_vec())]);
+        assert_eq!(h.rounds_from(0, 1).unwrap(), vec![(0, b"zero".to_vec())]);
+        assert!(h.rounds_from(2, 10).unwrap().is_empty());
         drop(h);
         assert!(History::open(&dir, &[2; 32]).is_err());
         let _ = std::fs::remove_dir_all(&dir);

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod cli;
+pub mod client_store;
 pub mod driver;
 pub mod error;
 pub mod groupfile;

@@ -56,6 +56,9 @@ pub struct LocalArgs {
     /// A silent server is declared unresponsive after this many seconds.
     #[arg(long, default_value_t = 15)]
     pub server_timeout_s: u64,
+    /// A round's submission window closes when every client submitted or after this long.
+    #[arg(long, default_value_t = 2000)]
+    pub window_ms: u64,
     /// Give up after this many seconds.
     #[arg(long, default_value_t = 300)]
     pub timeout_s: u64,
@@ -116,7 +119,7 @@ pub fn generate(dir: &Path, args: &LocalArgs) -> Result<PathBuf, NodeError> {
     let policy = PolicyArgs {
         suite: args.suite,
         mode: args.mode,
-        window_ms: 2000,
+        window_ms: args.window_ms,
         setup_window_s: args.setup_window_s,
         server_timeout_s: args.server_timeout_s,
     }
@@ -239,6 +242,7 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
     let spawn_client =
         |i: usize, children: &mut Children, tx: &mpsc::Sender<Line>| -> Result<(), NodeError> {
             let key = dir.join(format!("c{i}.key"));
+            let data = dir.join(format!("c{i}"));
             let jams = (honest..present).contains(&i);
             let mut a: Vec<&std::ffi::OsStr> = vec![
                 "client".as_ref(),
@@ -246,6 +250,8 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
                 group.as_os_str(),
                 "--key".as_ref(),
                 key.as_os_str(),
+                "--data".as_ref(),
+                data.as_os_str(),
             ];
             if jams {
                 a.extend([

@@ -49,7 +49,7 @@ impl Drop for Group {
     }
 }
 
-fn args(servers: usize, clients: usize, server_timeout: u64) -> LocalArgs {
+fn args(servers: usize, clients: usize, server_timeout: u64, window_ms: u64) -> LocalArgs {
     #[derive(Parser)]
     struct Wrap {
         #[command(flatten)]
@@ -60,16 +60,28 @@ fn args(servers: usize, clients: usize, server_timeout: u64) -> LocalArgs {
         format!("--servers={servers}"),
         format!("--clients={clients}"),
         format!("--server-timeout-s={server_timeout}"),
+        format!("--window-ms={window_ms}"),
     ])
     .args
 }
 
 impl Group {
     fn new(name: &str, servers: usize, clients: usize, server_timeout: u64) -> Self {
+        Self::with_window(name, servers, clients, server_timeout, 2000)
+    }
+
+    fn with_window(
+        name: &str,
+        servers: usize,
+        clients: usize,
+        server_timeout: u64,
+        window_ms: u64,
+    ) -> Self {
         let dir = std::env::temp_dir().join(format!("verdict-test-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let group = verdict_node::local::generate(&dir, &args(servers, clients, server_timeout))
-            .expect("generate group");
+        let group =
+            verdict_node::local::generate(&dir, &args(servers, clients, server_timeout, window_ms))
+                .expect("generate group");
         let (tx, rx) = mpsc::channel();
         let mut g = Self {
             dir,
@@ -139,6 +151,8 @@ impl Group {
 
     fn spawn_client(&mut self, i: usize) {
         let (g, k) = (self.group.clone(), self.dir.join(format!("c{i}.key")));
+        // Every client keeps its restart state (a restarted one resumes from it).
+        let d = self.dir.join(format!("c{i}"));
         self.spawn(
             format!("c{i}"),
             vec![
@@ -147,6 +161,8 @@ impl Group {
                 g.into(),
                 "--key".into(),
                 k.into(),
+                "--data".into(),
+                d.into(),
             ],
         );
     }
@@ -166,8 +182,10 @@ impl Group {
         stdin.flush().unwrap();
     }
 
+    /// SIGKILLs member `name` (it may be spawned again under the same name).
     fn kill(&mut self, name: &str) {
-        let m = self.member(name);
+        let at = self.members.iter().position(|m| m.name == name).unwrap();
+        let mut m = self.members.remove(at);
         m.child.kill().unwrap();
         m.child.wait().unwrap();
     }
@@ -350,6 +368,86 @@ fn killed_client_does_not_stall_rounds() {
         })
         .is_some();
     assert!(later, "rounds stopped after the client was killed");
+}
+
+/// The last round `who` reported completing, waiting up to `limit` for one.
+fn last_round(g: &mut Group, who: &str, limit: Duration) -> u64 {
+    g.wait_for(limit, |l| l.who == who && event(l) == "round")
+        .expect("a round");
+    g.seen
+        .iter()
+        .filter(|l| l.who == who && event(l) == "round")
+        .filter_map(|l| l.value["round"].as_u64())
+        .max()
+        .unwrap()
+}
+
+/// A client SIGKILLed mid-session and restarted from its data directory after more rounds
+/// than its server keeps in memory (64): it resumes, is served the missed rounds from its
+/// server's durable history, delivers what was posted while it was down, and posts again —
+/// and nobody is excluded or named.
+#[test]
+fn killed_client_restarts_catches_up_from_history_and_posts_again() {
+    // Short windows: the rounds without c3 close by their 150 ms timeout.
+    let mut g = Group::with_window("client-restart", 3, 4, 15, 150);
+    g.say(0, "before");
+    assert!(all_delivered(
+        &mut g,
+        "c3",
+        &["before".into()],
+        Duration::from_secs(60)
+    ));
+    g.kill("c3");
+    let killed_at = last_round(&mut g, "c0", Duration::from_secs(20));
+    g.say(1, "while c3 was down");
+    assert!(all_delivered(
+        &mut g,
+        "c0",
+        &["while c3 was down".into()],
+        Duration::from_secs(60)
+    ));
+    let away = g.wait_for(Duration::from_secs(180), |l| {
+        l.who == "c0" && event(l) == "round" && l.value["round"].as_u64() > Some(killed_at + 70)
+    });
+    assert!(away.is_some(), "70 rounds without c3");
+    g.spawn_client(3);
+    let resumed = g.wait_for(Duration::from_secs(60), |l| {
+        l.who == "c3" && event(l) == "resumed"
+    });
+    assert!(
+        resumed.is_some(),
+        "c3 did not resume from its data directory"
+    );
+    assert!(
+        all_delivered(
+            &mut g,
+            "c3",
+            &["while c3 was down".into()],
+            Duration::from_secs(90)
+        ),
+        "c3 missed the message of a round it was down for"
+    );
+    g.say(3, "c3 is back");
+    for c in ["c0", "c1", "c2", "c3"] {
+        assert!(
+            all_delivered(&mut g, c, &["c3 is back".into()], Duration::from_secs(90)),
+            "{c} did not get the restarted client's message"
+        );
+    }
+    let named: Vec<_> = g
+        .seen
+        .iter()
+        .filter(|l| {
+            event(l) == "excluded" || (event(l) == "verdict" && !l.value["culprit"].is_null())
+        })
+        .map(|l| l.value.clone())
+        .collect();
+    assert!(named.is_empty(), "{named:?}");
+    let served = (0..3).any(|j| {
+        std::fs::read_to_string(g.dir.join(format!("s{j}.log")))
+            .is_ok_and(|log| log.contains("catching a client up from the history"))
+    });
+    assert!(served, "no server served the history");
 }
 
 #[test]

@@ -136,17 +136,6 @@ pub enum MessageError {
         /// The message type.
         kind: &'static str,
     },
-    /// A client asked to catch up from a round older than any certified output its server
-    /// still keeps (see the server's catch-up bound).
-    #[error("{client} asked to catch up from round {round}; the oldest output kept is {oldest}")]
-    CatchUpTooOld {
-        /// The client.
-        client: ClientId,
-        /// The round it asked from.
-        round: u64,
-        /// The oldest round whose output the server keeps.
-        oldest: u64,
-    },
 }
 
 /// Why a client was excluded. Every reason is checkable from the evidence servers hold.

@@ -105,6 +105,21 @@ pub enum Event {
         /// The round.
         round: u64,
     },
+    /// Server only: client `client`, one of ours, asked to catch up from round `from`, older
+    /// than every certified output this server keeps in memory, so the state machine sent it
+    /// nothing. A driver with a durable history of the outputs it sent its clients sends
+    /// `client` the `RoundOutput` envelopes of rounds `from … until − 1` from it, in order,
+    /// before any later output (protocol §7.2); the state machine has already applied its
+    /// bound (one answer per client and round). A driver without one can do nothing: the
+    /// client stays behind.
+    CatchUpFromHistory {
+        /// The client.
+        client: ClientId,
+        /// The first round it needs.
+        from: u64,
+        /// The round in progress (every output before it is certified).
+        until: u64,
+    },
     /// A peer's message was rejected (state unchanged).
     Rejected(MessageError),
 }

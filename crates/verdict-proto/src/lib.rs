@@ -21,7 +21,7 @@ pub mod wire;
 #[doc = include_str!("../docs/notes-proto.md")]
 pub mod notes {}
 
-pub use client::{Client, ClientPhase, SetupCache};
+pub use client::{Checkpoint, Client, ClientPhase, ResumeError, SetupCache, SetupSeed};
 pub use config::{GroupConfig, Member, Registered, generate_group};
 pub use error::SetupFailure;
 pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFault, WireError};

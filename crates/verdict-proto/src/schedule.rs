@@ -1,7 +1,9 @@
 //! The slot schedule every participant derives from the certified outputs.
 
+use crate::error::WireError;
 use crate::policy::Policy;
 use crate::slot::{OpenSlot, RoundResult, SLOT_HEADER_LEN, SlotKind, SlotOutput};
+use crate::wire::{Writer, reader};
 
 /// The slot schedule: which slots are open in the next round and how large. Every participant
 /// derives it from the certified outputs alone, so all agree without extra messages.
@@ -149,6 +151,75 @@ impl Schedule {
     }
 }
 
+/// The schedule's evolving state on disk (a client's checkpoint, see
+/// [`crate::client::Checkpoint`]): `u32(S) ‖ S × u32(len) ‖ S × u32(idle) ‖ u64(reopen) ‖
+/// u32(count) ‖ count × u32(accusation slot)`. Everything else comes from the policy.
+impl Schedule {
+    /// Appends the state (not the policy-derived constants) to `w`.
+    pub(crate) fn write_state(&self, w: &mut Writer) {
+        w.u32(self.lens.len() as u32);
+        for l in &self.lens {
+            w.u32(*l);
+        }
+        for i in &self.idle {
+            w.u32(*i);
+        }
+        w.u64(self.reopen as u64);
+        w.u32(self.accusations.len() as u32);
+        for a in &self.accusations {
+            w.u32(*a);
+        }
+    }
+
+    /// The schedule `policy` gives `slots` slots, with the state `bytes` (from
+    /// [`Schedule::write_state`]) — every value checked against what [`Schedule::advance`] can
+    /// produce, so a damaged or foreign state file is refused rather than followed.
+    pub(crate) fn read_state(
+        policy: &Policy,
+        slots: usize,
+        accusation_len: usize,
+        bytes: &[u8],
+    ) -> Result<Self, WireError> {
+        let mut s = Self::new(policy, slots, accusation_len);
+        let mut r = reader(bytes);
+        if r.u32()? as usize != slots {
+            return Err(WireError::Invalid("schedule slot count"));
+        }
+        let longest = s.max_len.max(s.default_len);
+        for l in &mut s.lens {
+            *l = r.u32()?;
+            if *l > longest {
+                return Err(WireError::Invalid("schedule slot length"));
+            }
+        }
+        for i in &mut s.idle {
+            *i = r.u32()?;
+            if *i > s.idle_rounds {
+                return Err(WireError::Invalid("schedule idle count"));
+            }
+        }
+        let reopen =
+            usize::try_from(r.u64()?).map_err(|_| WireError::Invalid("schedule pointer"))?;
+        if reopen >= slots.max(1) {
+            return Err(WireError::Invalid("schedule pointer"));
+        }
+        s.reopen = reopen;
+        let count = r.u32()? as usize;
+        if count > slots || !s.hybrid && count > 0 {
+            return Err(WireError::Invalid("schedule accusations"));
+        }
+        for _ in 0..count {
+            let a = r.u32()?;
+            if a as usize >= slots || s.accusations.last().is_some_and(|p| *p >= a) {
+                return Err(WireError::Invalid("schedule accusations"));
+            }
+            s.accusations.push(a);
+        }
+        r.finish()?;
+        Ok(s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +317,36 @@ mod tests {
         assert_eq!(s.len_of(0), 32);
         s.advance(&result(1, Vec::new()));
         assert!(s.open_slots().iter().all(|o| o.kind == SlotKind::Xor));
+    }
+
+    #[test]
+    fn the_state_round_trips_and_damaged_states_are_refused() {
+        let p = policy(Mode::Hybrid(Verification::Eager));
+        let mut s = Schedule::new(&p, 3, 90);
+        let open = s.open_slots();
+        s.advance(&result(
+            0,
+            vec![
+                (open[0], SlotOutput::Corrupt(vec![1]), 0),
+                (open[1], SlotOutput::Message(b"x".to_vec()), 500),
+                (open[2], SlotOutput::Empty, 0),
+            ],
+        ));
+        let mut w = Writer::new();
+        s.write_state(&mut w);
+        let bytes = w.finish();
+        assert_eq!(Schedule::read_state(&p, 3, 90, &bytes), Ok(s.clone()));
+        // Another slot count, a length past max_len, a trailing byte, a truncation.
+        assert!(Schedule::read_state(&p, 4, 90, &bytes).is_err());
+        let mut long = bytes.clone();
+        long[4..8].copy_from_slice(&5000u32.to_le_bytes());
+        assert!(Schedule::read_state(&p, 3, 90, &long).is_err());
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        assert!(Schedule::read_state(&p, 3, 90, &trailing).is_err());
+        assert!(Schedule::read_state(&p, 3, 90, &bytes[..bytes.len() - 1]).is_err());
+        // Accusations exist only in hybrid mode.
+        let eager = policy(Mode::Verifiable(Verification::Eager));
+        assert!(Schedule::read_state(&eager, 3, 90, &bytes).is_err());
     }
 }

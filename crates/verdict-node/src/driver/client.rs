@@ -4,16 +4,25 @@
 //! deadline — the policy's set-up window plus a margin — and keeps the link to the upstream
 //! server up with exponential backoff; after every reconnect the client asks its server for
 //! the certified rounds it missed. Messages come from stdin, one per line.
+//!
+//! With a data directory (`--data`) the client survives restarts: its set-up seed is on disk
+//! before its first set-up message leaves, its set-up transcript once set-up completes, and
+//! its checkpoint before each submission leaves (see [`crate::client_store`]); a restarted
+//! client resumes from them, resends its last submission byte for byte, and catches up.
 
 use std::future::Future;
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use verdict_dcnet::{ClientId, Party};
-use verdict_proto::{Client, ClientPhase, Event, ProtoSuite};
+use verdict_proto::wire::{Header, Kind};
+use verdict_proto::{Checkpoint, Client, ClientPhase, Event, ProtoSuite, SecretKeys, SetupSeed};
 
+use crate::client_store::{ClientStore, Stored};
 use crate::error::NodeError;
 use crate::groupfile::Group;
 use crate::keyfile::KeyFile;
@@ -27,11 +36,13 @@ const SETUP_MARGIN: Duration = Duration::from_secs(30);
 /// Lines read from stdin and not yet handed to the state machine.
 const INPUT_QUEUE: usize = 64;
 
-/// Runs client `id` of `group` until `shutdown` resolves or the session ends.
+/// Runs client `id` of `group` until `shutdown` resolves or the session ends; `data` keeps
+/// what a restart needs.
 pub async fn run<S: ProtoSuite>(
     group: Group<S>,
     id: ClientId,
     key: KeyFile,
+    data: Option<&Path>,
     jammer: Option<super::jammer::Jammer>,
     metrics: Metrics,
     shutdown: impl Future<Output = ()>,
@@ -61,7 +72,11 @@ pub async fn run<S: ProtoSuite>(
     net.spawn_dialer(up, LinkKind::FromServer);
     let signing = keys.signing().clone();
     let mut jam_rng = super::rng()?;
-    let mut client = Client::new(group.config, id, keys, super::rng()?)?;
+    let store = data
+        .map(|d| ClientStore::open(d, &group.session))
+        .transpose()?;
+    let mut client = start::<S>(group.config, id, keys, store.as_ref())?;
+    let mut durable = Durable::new(store, &client);
     let (lines_tx, mut lines) = mpsc::channel::<Vec<u8>>(INPUT_QUEUE);
     tokio::spawn(async move {
         let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
@@ -75,6 +90,8 @@ pub async fn run<S: ProtoSuite>(
     let start = Instant::now();
     let mut input_open = true;
     loop {
+        // What a restart needs is on disk before anything it depends on leaves.
+        durable.save(&client)?;
         while let Some(t) = client.poll_transmit() {
             let bytes =
                 match jammer.and_then(|j| j.rewrite(&client, &signing, &t.bytes, &mut jam_rng)) {
@@ -97,6 +114,7 @@ pub async fn run<S: ProtoSuite>(
         }
         if client.phase() == ClientPhase::Done {
             tracing::info!(%me, "session over");
+            durable.ended()?;
             return Ok(());
         }
         let waiting = client.phase() == ClientPhase::AwaitingSetup;
@@ -104,7 +122,9 @@ pub async fn run<S: ProtoSuite>(
             msg = inbound.recv() => {
                 let Some((from, bytes)) = msg else { break };
                 metrics.received(bytes.len());
-                client.handle_message(from, bytes);
+                let bytes: Arc<[u8]> = bytes.into();
+                client.handle_message(from, Arc::clone(&bytes));
+                durable.received(from == up, &bytes, &client);
             }
             line = lines.recv(), if input_open => match line {
                 Some(m) => if let Err(e) = client.submit(m) {
@@ -126,4 +146,119 @@ pub async fn run<S: ProtoSuite>(
         }
     }
     Ok(())
+}
+
+type NodeClient<S> = Client<S, rand_chacha::ChaCha20Rng>;
+
+/// The client this process runs: a fresh one, or the one its data directory holds.
+fn start<S: ProtoSuite>(
+    config: verdict_proto::GroupConfig<S>,
+    id: ClientId,
+    keys: SecretKeys<S::G>,
+    store: Option<&ClientStore>,
+) -> Result<NodeClient<S>, NodeError> {
+    let Some(store) = store else {
+        return Ok(Client::new(config, id, keys, super::rng()?)?);
+    };
+    match store.load()? {
+        Stored::Fresh => {
+            let seed = SetupSeed::generate(&mut rand_core::OsRng);
+            store.save_seed(&seed)?;
+            Ok(Client::new_seeded(config, id, keys, &seed, super::rng()?)?)
+        }
+        Stored::InSetup { seed } => {
+            emit(&serde_json::json!({"event": "restarted", "phase": "setup"}));
+            Ok(Client::new_seeded(config, id, keys, &seed, super::rng()?)?)
+        }
+        Stored::InSession {
+            seed,
+            transcript,
+            checkpoint,
+        } => {
+            let round = checkpoint.round();
+            let client = Client::resume(
+                config,
+                id,
+                keys,
+                &seed,
+                transcript,
+                &checkpoint,
+                super::rng()?,
+            )
+            .map_err(|e| NodeError::Usage(format!("cannot resume the session: {e}")))?;
+            emit(&serde_json::json!({"event": "resumed", "round": round}));
+            Ok(client)
+        }
+        Stored::Ended { why } => Err(NodeError::Usage(format!(
+            "the session is over for this client ({why}); its data directory cannot rejoin it"
+        ))),
+    }
+}
+
+/// Keeps the client's data directory in step with the state machine (nothing without one).
+struct Durable {
+    store: Option<ClientStore>,
+    /// Whether the set-up transcript is on disk.
+    transcript_saved: bool,
+    /// The set-up transcript received and not yet on disk.
+    transcript: Option<Arc<[u8]>>,
+    /// The checkpoint last written.
+    saved: Option<Checkpoint>,
+}
+
+impl Durable {
+    fn new<S: ProtoSuite>(store: Option<ClientStore>, client: &NodeClient<S>) -> Self {
+        let saved = client.checkpoint();
+        Self {
+            transcript_saved: saved.is_some(),
+            store,
+            transcript: None,
+            saved,
+        }
+    }
+
+    /// The client handled `bytes` (from its upstream if `upstream`): keeps the set-up
+    /// transcript once the client has entered the session with it.
+    fn received<S: ProtoSuite>(
+        &mut self,
+        upstream: bool,
+        bytes: &Arc<[u8]>,
+        client: &NodeClient<S>,
+    ) {
+        if self.store.is_some()
+            && !self.transcript_saved
+            && upstream
+            && client.phase() == ClientPhase::AwaitingOutput
+            && Header::from_prefix(bytes).is_ok_and(|h| h.kind == Kind::SetupTranscript)
+        {
+            self.transcript = Some(Arc::clone(bytes));
+        }
+    }
+
+    /// Writes what changed: the transcript, then the checkpoint (call before sending).
+    fn save<S: ProtoSuite>(&mut self, client: &NodeClient<S>) -> Result<(), NodeError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        if let Some(t) = self.transcript.take() {
+            store.save_transcript(&t)?;
+            self.transcript_saved = true;
+        }
+        let now = client.checkpoint();
+        if now.is_some() && now != self.saved {
+            if let Some(cp) = &now {
+                store.save_checkpoint(cp)?;
+            }
+            self.saved = now;
+        }
+        Ok(())
+    }
+
+    /// The session is over for this client: a restart must not try to rejoin.
+    fn ended(&self) -> Result<(), NodeError> {
+        match &self.store {
+            Some(store) => store.save_ended("excluded, absent at set-up, or set-up failed"),
+            None => Ok(()),
+        }
+    }
 }

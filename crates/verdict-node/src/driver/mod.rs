@@ -2,6 +2,7 @@
 //! `sleep_until(poll_timeout)`, application input, shutdown — flushing transmissions into the
 //! per-peer queues and events to stdout (and, at servers, to the durable history).
 
+mod catch_up;
 pub mod client;
 pub mod jammer;
 pub mod server;

@@ -16,6 +16,7 @@ use verdict_dcnet::{Party, ServerId};
 use verdict_proto::wire::{Header, Kind};
 use verdict_proto::{ProtoSuite, Server};
 
+use super::catch_up::CatchUps;
 use crate::error::NodeError;
 use crate::groupfile::Group;
 use crate::history::History;
@@ -35,7 +36,7 @@ pub async fn run<S: ProtoSuite>(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), NodeError> {
     let me = Party::Server(id);
-    let history = History::open(data, &group.session)?;
+    let history = Arc::new(History::open(data, &group.session)?);
     let stored = history.rounds()?;
     if !stored.is_empty() {
         // The state machine cannot resume a session mid-way: replay the durable log and stop.
@@ -82,16 +83,14 @@ pub async fn run<S: ProtoSuite>(
     let start = Instant::now();
     let mut server = Server::new(group.config, id, keys, super::rng()?, Duration::ZERO)?;
     tokio::pin!(shutdown);
-    let mut stored_round = None;
+    let mut out = Outbox {
+        catch_ups: CatchUps::new(Arc::clone(&history), Arc::clone(&net), None),
+        net,
+        history,
+        stored_round: None,
+    };
     loop {
-        flush(
-            &mut server,
-            &net,
-            &history,
-            &metrics,
-            start,
-            &mut stored_round,
-        )?;
+        out.flush(&mut server, &metrics, start)?;
         let deadline = server.poll_timeout().map(|t| start + t);
         tokio::select! {
             msg = inbound.recv() => {
@@ -116,41 +115,69 @@ pub(crate) async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-/// Moves the server's transmissions to the peer queues and its events out; a round output is
-/// made durable before any client can see it.
-fn flush<S: ProtoSuite, R: rand_core::RngCore + rand_core::CryptoRng>(
-    server: &mut Server<S, R>,
-    net: &Arc<Net>,
-    history: &History,
-    metrics: &Metrics,
-    start: Instant,
-    stored_round: &mut Option<u64>,
-) -> Result<(), NodeError> {
-    while let Some(e) = server.poll_event() {
-        metrics.observe(&e, start.elapsed());
-        if let verdict_proto::Event::Rejected(err) = &e {
-            tracing::warn!(error = %err, "message rejected");
-            continue;
-        }
-        if let Some(v) = event_json(&e) {
-            if is_durable(&e) {
-                history.append_event(&v.to_string())?;
+/// Where a server's output goes: the peer queues, the durable history, the catch-ups.
+struct Outbox {
+    net: Arc<Net>,
+    history: Arc<History>,
+    catch_ups: CatchUps,
+    /// The latest round output stored.
+    stored_round: Option<u64>,
+}
+
+impl Outbox {
+    /// Moves the server's events out and its transmissions to the peer queues; a round output
+    /// is made durable before any client can see it.
+    fn flush<S: ProtoSuite, R: rand_core::RngCore + rand_core::CryptoRng>(
+        &mut self,
+        server: &mut Server<S, R>,
+        metrics: &Metrics,
+        start: Instant,
+    ) -> Result<(), NodeError> {
+        while let Some(e) = server.poll_event() {
+            metrics.observe(&e, start.elapsed());
+            match &e {
+                verdict_proto::Event::Rejected(err) => {
+                    tracing::warn!(error = %err, "message rejected");
+                    continue;
+                }
+                verdict_proto::Event::CatchUpFromHistory { client, from, .. } => {
+                    self.catch_ups.start(*client, *from);
+                    continue;
+                }
+                _ => {}
             }
-            emit(&v);
+            if let Some(v) = event_json(&e) {
+                if is_durable(&e) {
+                    self.history.append_event(&v.to_string())?;
+                }
+                emit(&v);
+            }
         }
-    }
-    while let Some(t) = server.poll_transmit() {
-        if matches!(t.to, Party::Client(_))
-            && let Ok(h) = Header::from_prefix(&t.bytes)
-            && h.kind == Kind::RoundOutput
-            && stored_round.is_none_or(|s| h.round > s)
-        {
-            // Outputs resent to a reconnecting client (catch-up) are older: stored already.
-            history.append_round(h.round, &t.bytes)?;
-            *stored_round = Some(h.round);
+        let mut resending = Vec::new();
+        while let Some(t) = server.poll_transmit() {
+            if let Party::Client(c) = t.to
+                && let Ok(h) = Header::from_prefix(&t.bytes)
+                && h.kind == Kind::RoundOutput
+            {
+                if self.stored_round.is_none_or(|s| h.round > s) {
+                    self.history.append_round(h.round, &t.bytes)?;
+                    self.stored_round = Some(h.round);
+                    self.catch_ups.stored(h.round);
+                } else if !resending.contains(&c) {
+                    // The state machine answers a catch-up from memory with a burst of old
+                    // outputs, in order: serve them from the history instead, paced by the
+                    // client's link (a burst into a bounded queue would lose its tail).
+                    resending.push(c);
+                    self.catch_ups.start(c, h.round);
+                }
+                if self.catch_ups.is_serving(c) {
+                    // In the history: the task serving the client sends it in its turn.
+                    continue;
+                }
+            }
+            metrics.sent(t.bytes.len());
+            self.net.send(t.to, t.bytes);
         }
-        metrics.sent(t.bytes.len());
-        net.send(t.to, t.bytes);
+        Ok(())
     }
-    Ok(())
 }

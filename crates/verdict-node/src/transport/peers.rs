@@ -22,6 +22,10 @@ use super::noise::TransportKey;
 /// Messages queued for one peer before the node drops new ones (a peer that is down or slow
 /// does not make the node's memory grow; the protocol's timeouts deal with the silence).
 pub const PEER_QUEUE: usize = 1024;
+/// The same for a server's client: about one round output per round, each up to megabytes,
+/// so a client down for long holds far less; what it misses beyond this it catches up on
+/// from the server's history when it is back (protocol §7.2).
+pub const CLIENT_QUEUE: usize = 64;
 /// Whole messages received and not yet handled by the state machine (backpressure onto TCP).
 pub const INBOUND_QUEUE: usize = 1024;
 /// Handshakes in progress at once (a flood of connections costs bounded memory).
@@ -75,7 +79,11 @@ impl Net {
         let mut senders = BTreeMap::new();
         let mut receivers = BTreeMap::new();
         for p in peers {
-            let (tx, rx) = mpsc::channel(PEER_QUEUE);
+            let capacity = match p {
+                Party::Client(_) => CLIENT_QUEUE,
+                Party::Server(_) => PEER_QUEUE,
+            };
+            let (tx, rx) = mpsc::channel(capacity);
             senders.insert(*p, tx);
             receivers.insert(
                 *p,
@@ -110,6 +118,15 @@ impl Net {
                 tracing::warn!(%to, "outbound queue full or closed; message dropped");
                 false
             }
+        }
+    }
+
+    /// Queues `bytes` for `to`, waiting while its queue is full (a catch-up from the history
+    /// paces itself by the link this way); `false` if `to` is not a peer.
+    pub async fn send_waiting(&self, to: Party, bytes: Arc<[u8]>) -> bool {
+        match self.senders.get(&to) {
+            Some(tx) => tx.send(bytes).await.is_ok(),
+            None => false,
         }
     }
 

@@ -34,10 +34,12 @@ use crate::wire::{Envelope, Kind, SharedBytes};
 
 mod output;
 mod rebuttal;
+mod resume;
 mod setup;
 mod submit;
 
 use rebuttal::Defence;
+pub use resume::{Checkpoint, ResumeError, SetupSeed};
 pub use setup::SetupCache;
 
 /// What a client is waiting for.
@@ -65,12 +67,61 @@ struct Ready<S: ProtoSuite> {
     defence: Option<Defence>,
     /// The message sent in the current round, to re-queue if the slot does not deliver it.
     in_flight: Option<Zeroizing<Vec<u8>>>,
+    /// The signed submission sent to `round`, exactly as sent (a [`Checkpoint`] keeps it, so
+    /// that a restarted client repeats these bytes instead of submitting something else).
+    submission: Option<Arc<[u8]>>,
 }
 
 enum State<S: ProtoSuite> {
     Setup { secrets: Option<ClientSecrets<S>> },
     Ready(Box<Ready<S>>),
     Done,
+}
+
+/// What a client draws at start: its pseudonym key (submitted to the pseudonym shuffle), its
+/// secret DC-net set-up state, and the set-up payload that publishes both.
+struct Start<S: ProtoSuite> {
+    pseudonym: SigningKey<S::G>,
+    secrets: ClientSecrets<S>,
+    payload: Vec<u8>,
+}
+
+impl<S: ProtoSuite> Start<S> {
+    /// Draws everything from `rng`, in a fixed order (pseudonym submission, verifiable suite,
+    /// XOR suite): a seeded `rng` therefore always gives the same client.
+    fn derive<Rng: RngCore + CryptoRng>(
+        config: &GroupConfig<S>,
+        session: SessionId,
+        id: ClientId,
+        keys: &SecretKeys<S::G>,
+        rng: &mut Rng,
+    ) -> Result<Self, ConfigError> {
+        let me = Party::Client(id);
+        if !config.member(me).is_some_and(|m| m.matches(keys)) {
+            return Err(ConfigError::KeyMismatch { member: me });
+        }
+        let log = SetupLog::<S>::new(config, session)
+            .map_err(|_| ConfigError::GroupSize("pseudonym shuffle parameters"))?;
+        let (pseudonym, submission) = client_submit(log.shuffle_params(), id.0, rng)
+            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
+        let (ver, setup) = S::client_setup(log.roster0(), id, keys.dcnet(), rng)
+            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
+        let xor = if config.policy.mode.is_hybrid() {
+            Some(
+                XorOf::<S>::client_setup(log.xor0(), id, keys.xor(), rng)
+                    .map_err(|_| ConfigError::KeyMismatch { member: me })?
+                    .0,
+            )
+        } else {
+            None
+        };
+        let payload = client_setup_payload(&submission.to_bytes(), &S::encode_client_setup(&setup));
+        Ok(Self {
+            pseudonym,
+            secrets: ClientSecrets { ver, xor },
+            payload,
+        })
+    }
 }
 
 /// A Verdict client.
@@ -102,6 +153,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Client<S, R> {
 
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     /// Client `id` of `config`, holding `keys`. Queues its set-up message at once.
+    ///
+    /// Its pseudonym key and set-up secrets are drawn from `rng` and live only in memory: a
+    /// client that must survive a restart starts with [`Client::new_seeded`] instead.
     pub fn new(
         config: GroupConfig<S>,
         id: ClientId,
@@ -109,48 +163,82 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         mut rng: R,
     ) -> Result<Self, ConfigError> {
         let session = config.validate()?;
-        let me = Party::Client(id);
-        if !config.member(me).is_some_and(|m| m.matches(&keys)) {
-            return Err(ConfigError::KeyMismatch { member: me });
-        }
-        let upstream = *config
-            .upstream
-            .get(id.index())
+        let mut start = Start::derive(&config, session, id, &keys, &mut rng)?;
+        let payload = core::mem::take(&mut start.payload);
+        let mut client = Self::assemble(config, session, id, keys, start, rng)?;
+        client.send(
+            Party::Server(client.upstream),
+            Kind::ClientSetup,
+            0,
+            payload,
+        );
+        Ok(client)
+    }
+
+    /// Like [`Client::new`], but the pseudonym key and every set-up secret are derived from
+    /// `seed` (and the session and client id), so that a restarted client holding the same
+    /// seed re-derives exactly the secrets the servers set up with ([`Client::resume`]). The
+    /// seed must be fresh, kept secret like the client's key, and used for one session only.
+    pub fn new_seeded(
+        config: GroupConfig<S>,
+        id: ClientId,
+        keys: SecretKeys<S::G>,
+        seed: &SetupSeed,
+        rng: R,
+    ) -> Result<Self, ConfigError> {
+        let (mut client, payload) = Self::seeded(config, id, keys, seed, rng)?;
+        client.send(
+            Party::Server(client.upstream),
+            Kind::ClientSetup,
+            0,
+            payload,
+        );
+        Ok(client)
+    }
+
+    /// The client `seed` determines, in set-up, with its set-up payload (not yet sent).
+    fn seeded(
+        config: GroupConfig<S>,
+        id: ClientId,
+        keys: SecretKeys<S::G>,
+        seed: &SetupSeed,
+        rng: R,
+    ) -> Result<(Self, Vec<u8>), ConfigError> {
+        let session = config.validate()?;
+        let mut start = Start::derive(&config, session, id, &keys, &mut seed.rng(&session, id))?;
+        let payload = core::mem::take(&mut start.payload);
+        let client = Self::assemble(config, session, id, keys, start, rng)?;
+        Ok((client, payload))
+    }
+
+    /// A client in set-up holding what it drew at `start` (`session`: the validated config's).
+    fn assemble(
+        config: GroupConfig<S>,
+        session: SessionId,
+        id: ClientId,
+        keys: SecretKeys<S::G>,
+        start: Start<S>,
+        rng: R,
+    ) -> Result<Self, ConfigError> {
+        let upstream = config
+            .upstream_of(id)
             .ok_or(ConfigError::BadUpstream { client: id })?;
-        let log = SetupLog::<S>::new(&config, session)
-            .map_err(|_| ConfigError::GroupSize("pseudonym shuffle parameters"))?;
-        let (pseudonym, submission) = client_submit(log.shuffle_params(), id.0, &mut rng)
-            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
-        let (ver, setup) = S::client_setup(log.roster0(), id, keys.dcnet(), &mut rng)
-            .map_err(|_| ConfigError::KeyMismatch { member: me })?;
-        let xor = if config.policy.mode.is_hybrid() {
-            Some(
-                XorOf::<S>::client_setup(log.xor0(), id, keys.xor(), &mut rng)
-                    .map_err(|_| ConfigError::KeyMismatch { member: me })?
-                    .0,
-            )
-        } else {
-            None
-        };
-        let payload = client_setup_payload(&submission.to_bytes(), &S::encode_client_setup(&setup));
-        let mut client = Self {
+        Ok(Self {
             id,
             keys,
-            pseudonym,
+            pseudonym: start.pseudonym,
             config,
             session,
             upstream,
             rng,
             state: State::Setup {
-                secrets: Some(ClientSecrets { ver, xor }),
+                secrets: Some(start.secrets),
             },
             queue: VecDeque::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             cache: None,
-        };
-        client.send(Party::Server(upstream), Kind::ClientSetup, 0, payload);
-        Ok(client)
+        })
     }
 
     /// Shares set-up verification with other clients of this process (see [`SetupCache`]).
@@ -280,7 +368,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     /// Advances time (no-op: see [`Client::poll_timeout`]).
     pub fn handle_timeout(&mut self, _now: Duration) {}
 
-    fn send(&mut self, to: Party, kind: Kind, round: u64, payload: Vec<u8>) {
+    /// Signs and queues a message; returns its bytes.
+    fn send(&mut self, to: Party, kind: Kind, round: u64, payload: Vec<u8>) -> Arc<[u8]> {
         let env = Envelope::seal(
             self.keys.signing(),
             kind,
@@ -290,10 +379,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             payload,
             &mut self.rng,
         );
+        let bytes: Arc<[u8]> = env.to_bytes().into();
         self.transmits.push_back(Transmit {
             to,
-            bytes: env.to_bytes().into(),
+            bytes: Arc::clone(&bytes),
         });
+        bytes
     }
 
     fn reject(&mut self, e: MessageError) {

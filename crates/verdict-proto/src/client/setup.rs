@@ -22,27 +22,13 @@ use super::{Client, Ready, State};
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     pub(super) fn on_setup_transcript(&mut self, env: &Received<S::G>) -> Result<(), MessageError> {
         let from = env.header().sender;
-        let malformed = |source| MessageError::Malformed { from, source };
-        let State::Setup { secrets } = &mut self.state else {
+        if !matches!(self.state, State::Setup { secrets: Some(_) }) {
             return Err(MessageError::Duplicate {
                 from,
                 kind: "set-up transcript",
             });
-        };
-        let digest = *blake3::hash(env.payload()).as_bytes();
-        let cached = self.cache.as_ref().and_then(|c| c.get(&digest));
-        let verdict = match cached {
-            Some(v) => v,
-            None => {
-                let v = verify_transcript::<S>(&self.config, self.session, &env.shared_payload())
-                    .map_err(malformed)?;
-                if let Some(c) = &self.cache {
-                    c.insert(digest, v.clone());
-                }
-                v
-            }
-        };
-        let (nets, absent) = match verdict {
+        }
+        let (nets, absent) = match self.verify_setup(env)? {
             Ok(v) => (v.nets, v.absent),
             Err((culprits, reason)) => {
                 self.events
@@ -62,13 +48,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             self.state = State::Done;
             return Ok(());
         }
-        let own = nets
-            .ver
-            .roster()
-            .pseudonyms()
-            .iter()
-            .position(|p| p == self.pseudonym.verifying_key())
-            .map(|s| s as u32);
+        let own = self.own_slot(&nets);
+        let State::Setup { secrets } = &mut self.state else {
+            return Ok(());
+        };
         let Some(secrets) = secrets.take() else {
             return Ok(());
         };
@@ -78,26 +61,66 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             absent,
         });
         let schedule = Schedule::new(&self.config.policy, slots, accusation_len::<S::G>());
-        self.state = State::Ready(Box::new(Ready {
+        self.state = State::Ready(Box::new(Ready::new(nets, secrets, own, schedule, 0)));
+        self.submit_round();
+        Ok(())
+    }
+
+    /// Verifies the set-up transcript `env` (or takes the verdict on byte-identical bytes from
+    /// the shared cache). `Err` only for an undecodable transcript.
+    pub(super) fn verify_setup(&self, env: &Received<S::G>) -> Result<Verified<S>, MessageError> {
+        let from = env.header().sender;
+        let digest = *blake3::hash(env.payload()).as_bytes();
+        if let Some(v) = self.cache.as_ref().and_then(|c| c.get(&digest)) {
+            return Ok(v);
+        }
+        let v = verify_transcript::<S>(&self.config, self.session, &env.shared_payload())
+            .map_err(|source| MessageError::Malformed { from, source })?;
+        if let Some(c) = &self.cache {
+            c.insert(digest, v.clone());
+        }
+        Ok(v)
+    }
+
+    /// The slot the shuffle gave our pseudonym key, if it is among the pseudonyms.
+    pub(super) fn own_slot(&self, nets: &SessionNets<S>) -> Option<u32> {
+        nets.ver
+            .roster()
+            .pseudonyms()
+            .iter()
+            .position(|p| p == self.pseudonym.verifying_key())
+            .map(|s| s as u32)
+    }
+}
+
+impl<S: ProtoSuite> Ready<S> {
+    /// The session state of a client about to submit to `round`.
+    pub(super) fn new(
+        nets: Arc<SessionNets<S>>,
+        secrets: crate::suite::ClientSecrets<S>,
+        slot: Option<u32>,
+        schedule: Schedule,
+        round: u64,
+    ) -> Self {
+        Self {
             nets,
             secrets,
-            slot: own,
+            slot,
             schedule,
-            round: 0,
+            round,
             sent: BTreeMap::new(),
             accusation: None,
             defence: None,
             in_flight: None,
-        }));
-        self.submit_round();
-        Ok(())
+            submission: None,
+        }
     }
 }
 
 /// A verified set-up transcript: the DC-net sessions and the clients absent at set-up.
-struct VerifiedSetup<S: ProtoSuite> {
-    nets: Arc<SessionNets<S>>,
-    absent: Vec<ClientId>,
+pub(super) struct VerifiedSetup<S: ProtoSuite> {
+    pub(super) nets: Arc<SessionNets<S>>,
+    pub(super) absent: Vec<ClientId>,
 }
 
 impl<S: ProtoSuite> Clone for VerifiedSetup<S> {
@@ -110,7 +133,7 @@ impl<S: ProtoSuite> Clone for VerifiedSetup<S> {
 }
 
 /// The outcome of verifying a set-up transcript, or the culprits.
-type Verified<S> = Result<VerifiedSetup<S>, (Vec<Party>, SetupFailure)>;
+pub(super) type Verified<S> = Result<VerifiedSetup<S>, (Vec<Party>, SetupFailure)>;
 /// Verifies a whole set-up transcript (every signature, submission, shuffle and decryption
 /// proof) and builds the DC-net sessions. `Err` only for an undecodable transcript.
 fn verify_transcript<S: ProtoSuite>(

@@ -126,7 +126,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let mut w = Writer::new();
         write_byte_list(&mut w, &cts);
         let upstream = Party::Server(self.upstream);
-        self.send(upstream, Kind::Submission, round, w.finish());
+        let bytes = self.send(upstream, Kind::Submission, round, w.finish());
+        if let State::Ready(ready) = &mut self.state {
+            ready.submission = Some(bytes);
+        }
     }
 }
 

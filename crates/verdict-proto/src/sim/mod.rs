@@ -26,6 +26,8 @@ use crate::suite::ProtoSuite;
 
 #[cfg(feature = "adversary")]
 mod adversary;
+mod durable;
+mod restart;
 
 #[cfg(feature = "adversary")]
 pub use adversary::Adversary;
@@ -112,6 +114,10 @@ pub struct Simulator<S: ProtoSuite> {
     pub cpu: BTreeMap<Party, Duration>,
     /// Messages handed to a participant so far.
     messages: usize,
+    /// Each server's history of the outputs it sent (a node's durable history).
+    histories: durable::Histories,
+    /// What restartable clients keep on disk.
+    disks: durable::Disks,
 }
 
 impl<S: ProtoSuite> core::fmt::Debug for Simulator<S> {
@@ -233,6 +239,8 @@ impl<S: ProtoSuite> Simulator<S> {
             events: Vec::new(),
             cpu,
             messages: 0,
+            histories: durable::Histories::default(),
+            disks: durable::Disks::default(),
         };
         Ok(sim)
     }
@@ -371,11 +379,14 @@ impl<S: ProtoSuite> Simulator<S> {
         match who {
             Party::Server(s) => {
                 if let Some(srv) = self.servers.get_mut(s.index()) {
-                    while let Some(t) = srv.poll_transmit() {
-                        out.push(t);
-                    }
                     while let Some(e) = srv.poll_event() {
+                        // Served from the durable history before anything the server sends now.
+                        out.extend(self.histories.serve(s, &e));
                         events.push(e);
+                    }
+                    while let Some(t) = srv.poll_transmit() {
+                        self.histories.record(s, &t);
+                        out.push(t);
                     }
                 }
             }
@@ -468,7 +479,10 @@ impl<S: ProtoSuite> Simulator<S> {
                     }
                     Party::Client(c) => {
                         if let Some(cl) = self.clients.get_mut(c.index()) {
-                            cl.handle_message(p.from, p.bytes);
+                            cl.handle_message(p.from, Arc::clone(&p.bytes));
+                            if self.disks.clients.contains_key(&c) {
+                                self.disks.after_message(c, &p.bytes, cl.checkpoint());
+                            }
                         }
                     }
                 }

@@ -38,6 +38,9 @@ pub struct Accusation {
 }
 
 impl Accusation {
+    /// Bytes of the encoding: `u64le(round) ‖ u32le(slot) ‖ u64le(bit)`.
+    pub const LEN: usize = 20;
+
     /// The 20-byte encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();

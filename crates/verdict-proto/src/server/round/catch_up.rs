@@ -11,9 +11,11 @@
 //! Bounds: a server keeps the last [`CATCH_UP_ROUNDS`] outputs (a fixed amount of memory,
 //! whatever clients do), and answers each of its clients at most once per round, so a client
 //! cannot make it send more than `CATCH_UP_ROUNDS` outputs per round (no amplification beyond
-//! what a reconnect legitimately needs). A client further behind than the outputs kept is told
-//! nothing and the server reports `MessageError::CatchUpTooOld` (serving it from a node's
-//! durable history is not implemented).
+//! what a reconnect legitimately needs). A client further behind than the outputs kept is sent
+//! nothing by the state machine: it emits [`Event::CatchUpFromHistory`] instead, and a driver
+//! that stores every certified output (the node's durable history) sends the client every
+//! output from the requested round on. A driver without such a history leaves the client
+//! behind (it ignores later outputs, which are not the round it awaits).
 
 use std::sync::Arc;
 
@@ -23,7 +25,7 @@ use verdict_dcnet::{ClientId, Party};
 use super::super::common::Core;
 use super::super::state::Running;
 use crate::error::MessageError;
-use crate::event::Transmit;
+use crate::event::{Event, Transmit};
 use crate::suite::ProtoSuite;
 use crate::wire::Kind;
 
@@ -67,16 +69,16 @@ impl<S: ProtoSuite> Running<S> {
             });
             return;
         }
+        self.caught_up.insert(c, current);
         let oldest = self.outputs.front().map_or(current, |(r, _)| *r);
         if from < oldest {
-            core.reject(MessageError::CatchUpTooOld {
+            core.events.push_back(Event::CatchUpFromHistory {
                 client: c,
-                round: from,
-                oldest,
+                from,
+                until: current,
             });
             return;
         }
-        self.caught_up.insert(c, current);
         for (_, bytes) in self.outputs.iter().filter(|(r, _)| *r >= from) {
             core.transmits.push_back(Transmit {
                 to: Party::Client(c),
