@@ -39,7 +39,8 @@ pub enum Command {
     Group(GroupCommand),
     /// Run a server.
     Server(RunArgs),
-    /// Run a client: messages from stdin (one per line), events to stdout as JSON lines.
+    /// Run a client: messages from stdin or `--socket` (one per line), events to stdout as JSON
+    /// lines.
     Client(RunArgs),
     /// Print a server's durable history.
     History {
@@ -105,6 +106,10 @@ pub struct RunArgs {
     /// sent and received, halted). Unauthenticated: bind loopback or a monitoring network.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<std::net::SocketAddr>,
+    /// Clients: also take messages from this Unix socket (created mode 0600), one per line,
+    /// each answered with a JSON line `{"queued": true}` or `{"queued": false, "error": …}`.
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
     /// Jam every XOR slot from this round on (a demonstration of hybrid-mode blame).
     #[arg(long, hide = true)]
     pub jam_from_round: Option<u64>,
@@ -218,7 +223,8 @@ async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
             }
             (Party::Client(id), false) => {
                 let jammer = args.jam_from_round.map(|from| crate::driver::jammer::Jammer { from });
-                crate::driver::client::run::<S>(group, ClientId(id.0), key, args.data.as_deref(), jammer, metrics, shutdown).await
+                let paths = crate::driver::client::ClientPaths { data: args.data.as_deref(), socket: args.socket.as_deref() };
+                crate::driver::client::run::<S>(group, ClientId(id.0), key, paths, jammer, metrics, shutdown).await
             }
             (p, _) => Err(NodeError::Usage(format!("this key belongs to {p}, not a {}", if server { "server" } else { "client" }))),
         }

@@ -77,6 +77,18 @@ impl Group {
         server_timeout: u64,
         window_ms: u64,
     ) -> Self {
+        Self::build(name, servers, clients, server_timeout, window_ms, true)
+    }
+
+    /// The group's files and servers; its clients too if `spawn_clients`.
+    fn build(
+        name: &str,
+        servers: usize,
+        clients: usize,
+        server_timeout: u64,
+        window_ms: u64,
+        spawn_clients: bool,
+    ) -> Self {
         let dir = std::env::temp_dir().join(format!("verdict-test-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let group =
@@ -95,8 +107,10 @@ impl Group {
         for j in 0..servers {
             g.spawn_server(j);
         }
-        for i in 0..clients {
-            g.spawn_client(i);
+        if spawn_clients {
+            for i in 0..clients {
+                g.spawn_client(i);
+            }
         }
         g
     }
@@ -150,21 +164,24 @@ impl Group {
     }
 
     fn spawn_client(&mut self, i: usize) {
+        self.spawn_client_with(i, Vec::new());
+    }
+
+    fn spawn_client_with(&mut self, i: usize, extra: Vec<std::ffi::OsString>) {
         let (g, k) = (self.group.clone(), self.dir.join(format!("c{i}.key")));
         // Every client keeps its restart state (a restarted one resumes from it).
         let d = self.dir.join(format!("c{i}"));
-        self.spawn(
-            format!("c{i}"),
-            vec![
-                "client".into(),
-                "--group".into(),
-                g.into(),
-                "--key".into(),
-                k.into(),
-                "--data".into(),
-                d.into(),
-            ],
-        );
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "client".into(),
+            "--group".into(),
+            g.into(),
+            "--key".into(),
+            k.into(),
+            "--data".into(),
+            d.into(),
+        ];
+        args.extend(extra);
+        self.spawn(format!("c{i}"), args);
     }
 
     fn data(&self, j: usize) -> PathBuf {
@@ -368,6 +385,57 @@ fn killed_client_does_not_stall_rounds() {
         })
         .is_some();
     assert!(later, "rounds stopped after the client was killed");
+}
+
+/// An application posts through a client's local socket: each line is a message, answered
+/// with whether it was queued; an over-long line is refused and the connection goes on.
+#[test]
+fn messages_posted_through_the_local_socket_are_delivered() {
+    use std::io::{BufRead, Write};
+    let mut g = Group::build("socket", 3, 3, 15, 2000, false);
+    let path = g.dir.join("c0.sock");
+    g.spawn_client_with(0, vec!["--socket".into(), path.clone().into()]);
+    g.spawn_client(1);
+    g.spawn_client(2);
+    let until = Instant::now() + Duration::from_secs(20);
+    let stream = loop {
+        match std::os::unix::net::UnixStream::connect(&path) {
+            Ok(s) => break s,
+            Err(_) if Instant::now() < until => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("no socket at {}: {e}", path.display()),
+        }
+    };
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut w = stream.try_clone().unwrap();
+    let mut r = std::io::BufReader::new(stream);
+    let long = "x".repeat(1 << 20);
+    write!(w, "{long}\nvia the socket\n").unwrap();
+    w.flush().unwrap();
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        r.read_line(&mut line).unwrap();
+        answers.push(serde_json::from_str::<serde_json::Value>(&line).unwrap());
+    }
+    assert_eq!(answers[0]["queued"], false, "{answers:?}");
+    assert!(answers[0]["error"].as_str().unwrap().contains("too long"));
+    assert_eq!(answers[1]["queued"], true, "{answers:?}");
+    for c in ["c0", "c1", "c2"] {
+        assert!(
+            all_delivered(
+                &mut g,
+                c,
+                &["via the socket".into()],
+                Duration::from_secs(60)
+            ),
+            "{c}"
+        );
+    }
 }
 
 /// The last round `who` reported completing, waiting up to `limit` for one.

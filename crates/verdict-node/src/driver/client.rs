@@ -3,7 +3,8 @@
 //! Clients have no protocol timers (servers drive the rounds); the driver gives set-up a
 //! deadline — the policy's set-up window plus a margin — and keeps the link to the upstream
 //! server up with exponential backoff; after every reconnect the client asks its server for
-//! the certified rounds it missed. Messages come from stdin, one per line.
+//! the certified rounds it missed. Messages come from stdin, one per line, and from a local
+//! socket if one is given ([`super::input`]).
 //!
 //! With a data directory (`--data`) the client survives restarts: its set-up seed is on disk
 //! before its first set-up message leaves, its set-up transcript once set-up completes, and
@@ -15,8 +16,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::AsyncBufReadExt;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use verdict_dcnet::{ClientId, Party};
 use verdict_proto::wire::{Header, Kind};
@@ -33,16 +32,22 @@ use crate::transport::peers::Net;
 
 /// How long after the servers' set-up deadline a client still waits for its transcript.
 const SETUP_MARGIN: Duration = Duration::from_secs(30);
-/// Lines read from stdin and not yet handed to the state machine.
-const INPUT_QUEUE: usize = 64;
 
-/// Runs client `id` of `group` until `shutdown` resolves or the session ends; `data` keeps
-/// what a restart needs.
+/// Where a client keeps its state and takes its messages from, besides stdin.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClientPaths<'a> {
+    /// The data directory: what a restart needs.
+    pub data: Option<&'a Path>,
+    /// A Unix socket applications post messages through (see [`super::input`]).
+    pub socket: Option<&'a Path>,
+}
+
+/// Runs client `id` of `group` until `shutdown` resolves or the session ends.
 pub async fn run<S: ProtoSuite>(
     group: Group<S>,
     id: ClientId,
     key: KeyFile,
-    data: Option<&Path>,
+    paths: ClientPaths<'_>,
     jammer: Option<super::jammer::Jammer>,
     metrics: Metrics,
     shutdown: impl Future<Output = ()>,
@@ -72,20 +77,13 @@ pub async fn run<S: ProtoSuite>(
     net.spawn_dialer(up, LinkKind::FromServer);
     let signing = keys.signing().clone();
     let mut jam_rng = super::rng()?;
-    let store = data
+    let store = paths
+        .data
         .map(|d| ClientStore::open(d, &group.session))
         .transpose()?;
     let mut client = start::<S>(group.config, id, keys, store.as_ref())?;
     let mut durable = Durable::new(store, &client);
-    let (lines_tx, mut lines) = mpsc::channel::<Vec<u8>>(INPUT_QUEUE);
-    tokio::spawn(async move {
-        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = stdin.next_line().await {
-            if lines_tx.send(line.into_bytes()).await.is_err() {
-                break;
-            }
-        }
-    });
+    let mut lines = super::input::spawn(paths.socket, client.max_message_len())?;
     tokio::pin!(shutdown);
     let start = Instant::now();
     let mut input_open = true;
@@ -127,9 +125,15 @@ pub async fn run<S: ProtoSuite>(
                 durable.received(from == up, &bytes, &client);
             }
             line = lines.recv(), if input_open => match line {
-                Some(m) => if let Err(e) = client.submit(m) {
-                    tracing::warn!(error = %e, "message not queued");
-                },
+                Some(input) => {
+                    let queued = client.submit(input.message).map_err(|e| e.to_string());
+                    if let Err(e) = &queued {
+                        tracing::warn!(error = %e, "message not queued");
+                    }
+                    if let Some(reply) = input.reply {
+                        let _ = reply.send(queued);
+                    }
+                }
                 None => input_open = false,
             },
             () = super::server::sleep_until(setup_deadline.filter(|_| waiting)) => {

@@ -4,6 +4,7 @@
 
 mod catch_up;
 pub mod client;
+mod input;
 pub mod jammer;
 pub mod server;
 
