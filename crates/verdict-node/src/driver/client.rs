@@ -4,7 +4,7 @@
 //! deadline — the policy's set-up window plus a margin — and keeps the link to the upstream
 //! server up with exponential backoff; after every reconnect the client asks its server for
 //! the certified rounds it missed. Messages come from stdin, one per line, and from a local
-//! socket if one is given ([`super::input`]).
+//! socket if one is given (`verdict client --socket`).
 //!
 //! With a data directory (`--data`) the client survives restarts: its set-up seed is on disk
 //! before its first set-up message leaves, its set-up transcript once set-up completes, and
@@ -38,7 +38,7 @@ const SETUP_MARGIN: Duration = Duration::from_secs(30);
 pub struct ClientPaths<'a> {
     /// The data directory: what a restart needs.
     pub data: Option<&'a Path>,
-    /// A Unix socket applications post messages through (see [`super::input`]).
+    /// A Unix socket applications post messages through (one message per line).
     pub socket: Option<&'a Path>,
 }
 
