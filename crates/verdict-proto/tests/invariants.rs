@@ -2,8 +2,8 @@
 //! policies and adversary placements: any set of misbehaving clients and any set of
 //! misbehaving servers short of all, with every adversary the simulator has.
 //!
-//! (a) no honest client is ever excluded or named (a client that crashed may be excluded only
-//!     as a blame suspect it could not rebut, which needs a server that lied);
+//! (a) no honest client is ever excluded or named (a client that crashed or restarted may be
+//!     excluded only as a blame suspect it could not rebut, which needs a server that lied);
 //! (b) no honest server is ever named, also when clients crash or go silent, under every window
 //!     policy;
 //! (c) every delivered message is exactly what an honest owner submitted, delivered once;
@@ -15,7 +15,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use core::time::Duration;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 use proptest::prelude::*;
 use verdict_dcnet::HashingGenerator;
@@ -42,6 +44,10 @@ enum ClientAttack {
     Late,
     /// Never shows up, not even at set-up (honest, away): left out, never named.
     Absent,
+    /// Honest; its process dies at round 2, stays down for two rounds (or 3 s, if the window
+    /// waits for it), and restarts from what it keeps on disk (protocol §7.3). Messages it
+    /// posts after the restart must get through.
+    Restart,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,7 +126,10 @@ impl Case {
             .filter(|(_, a)| {
                 !matches!(
                     a,
-                    ClientAttack::Crash | ClientAttack::Late | ClientAttack::Absent
+                    ClientAttack::Crash
+                        | ClientAttack::Late
+                        | ClientAttack::Absent
+                        | ClientAttack::Restart
                 )
             })
             .map(|(c, _)| ClientId(*c))
@@ -135,18 +144,32 @@ impl Case {
             .collect()
     }
 
+    /// Clients whose process dies (for good, or to restart).
     fn crashed_clients(&self) -> BTreeSet<ClientId> {
         self.clients
             .iter()
-            .filter(|(_, a)| **a == ClientAttack::Crash)
+            .filter(|(_, a)| matches!(a, ClientAttack::Crash | ClientAttack::Restart))
             .map(|(c, _)| ClientId(*c))
             .collect()
     }
 
-    /// Honest clients that stay online and hold a slot: their messages must get through.
+    /// Honest clients that hold a slot and are online when they post: their messages must
+    /// get through.
     fn senders(&self) -> Vec<u32> {
         (0..self.n as u32)
-            .filter(|i| self.clients.get(i).is_none_or(|a| *a == ClientAttack::Late))
+            .filter(|i| {
+                self.clients
+                    .get(i)
+                    .is_none_or(|a| matches!(a, ClientAttack::Late | ClientAttack::Restart))
+            })
+            .collect()
+    }
+
+    fn restarting(&self) -> Vec<u32> {
+        self.clients
+            .iter()
+            .filter(|(_, a)| **a == ClientAttack::Restart)
+            .map(|(c, _)| *c)
             .collect()
     }
 
@@ -182,6 +205,8 @@ impl Case {
                 },
                 (ClientAttack::Late, _) => Adversary::LateClient { client, round: 2 },
                 (ClientAttack::Absent, _) => Adversary::AbsentClient { client },
+                // Not an adversary: the run loop takes it down and restarts it.
+                (ClientAttack::Restart, _) => continue,
             });
         }
         for (&j, &a) in &self.servers {
@@ -228,7 +253,22 @@ fn run<S: ProtoSuite>(case: &Case) {
     for a in case.adversaries() {
         sim.add_adversary(a);
     }
+    let restarting = case.restarting();
+    for &i in &restarting {
+        sim.make_restartable(i as usize).unwrap();
+    }
+    // Restarting clients' links: cut while their process is down.
+    let down: Rc<RefCell<BTreeSet<Party>>> = Rc::default();
+    let cut = Rc::clone(&down);
+    sim.set_tamper(Box::new(move |from, to, bytes| {
+        let cut = cut.borrow();
+        (!cut.contains(&from) && !cut.contains(&to)).then_some(bytes)
+    }));
     sim.start();
+    // When the restarting clients went down (`None`: not yet; time and round), and the round
+    // they came back in.
+    let mut down_at: Option<(Duration, u64)> = None;
+    let mut back_at: Option<u64> = restarting.is_empty().then_some(0);
     let honest_servers = case.honest_servers();
     let senders = case.senders();
     let disruptors = case.disruptors();
@@ -245,15 +285,36 @@ fn run<S: ProtoSuite>(case: &Case) {
             .map(|&j| sim.server(j as usize).unwrap().round())
             .min()
             .unwrap_or(0);
-        // Two messages per honest sender: one once set-up is done, one two rounds later.
-        if (phase == 0 && round >= 1) || (phase == 1 && round >= 3) {
-            for &i in &senders {
+        // Two messages per honest sender: one once set-up is done, one two rounds later (a
+        // restarting client posts only the second, once it is back: what it had queued dies
+        // with its process).
+        if (phase == 0 && round >= 1) || (phase == 1 && round >= 3 && back_at.is_some()) {
+            for &i in senders
+                .iter()
+                .filter(|i| phase == 1 || !restarting.contains(i))
+            {
                 let msg = format!("message {phase} from {i}").into_bytes();
                 if sim.submit(i as usize, msg.clone()).is_ok() {
                     submitted.insert(msg);
                 }
             }
             phase += 1;
+        }
+        if back_at.is_none() && down_at.is_none() && round >= 2 {
+            down.borrow_mut()
+                .extend(restarting.iter().map(|i| Party::Client(ClientId(*i))));
+            down_at = Some((sim.now(), round));
+        }
+        if back_at.is_none()
+            && down_at
+                .is_some_and(|(t, r)| round >= r + 2 || sim.now() >= t + Duration::from_secs(3))
+        {
+            down.borrow_mut().clear();
+            for &i in &restarting {
+                sim.restart(i as usize)
+                    .unwrap_or_else(|e| panic!("client {i} cannot resume: {e} {case:?}"));
+            }
+            back_at = Some(round);
         }
         for &j in &honest_servers {
             let f = sim.server(j as usize).unwrap().footprint();
@@ -265,7 +326,9 @@ fn run<S: ProtoSuite>(case: &Case) {
         let halted = honest_servers.iter().all(|&j| {
             sim.server(j as usize).unwrap().phase() == verdict_proto::ServerPhase::Halted
         });
-        if round >= rounds || halted || sim.now() > deadline || !sim.step() {
+        // Restarted clients get three rounds back before the end, to catch up and post.
+        let done = round >= rounds && back_at.is_some_and(|b| round >= b + 3);
+        if done || halted || sim.now() > deadline || !sim.step() {
             break;
         }
     }
@@ -412,7 +475,7 @@ fn window(i: u8) -> Window {
     }
 }
 
-const CLIENT_ATTACKS: [ClientAttack; 8] = [
+const CLIENT_ATTACKS: [ClientAttack; 9] = [
     ClientAttack::Disrupt,
     ClientAttack::Replay,
     ClientAttack::Inject,
@@ -421,6 +484,7 @@ const CLIENT_ATTACKS: [ClientAttack; 8] = [
     ClientAttack::Crash,
     ClientAttack::Late,
     ClientAttack::Absent,
+    ClientAttack::Restart,
 ];
 
 const SERVER_ATTACKS: [ServerAttack; 10] = [
