@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use redb::{Database, TableDefinition};
 use verdict_proto::{Checkpoint, SetupSeed};
+use zeroize::Zeroizing;
 
 use crate::error::NodeError;
 
@@ -102,14 +103,15 @@ impl ClientStore {
                 why: String::from_utf8_lossy(&why).into_owned(),
             });
         }
-        let Some(seed) = self.get(SEED)? else {
+        let Some(seed) = self.get(SEED)?.map(Zeroizing::new) else {
             return Ok(Stored::Fresh);
         };
-        let seed: [u8; 32] = seed
-            .as_slice()
-            .try_into()
-            .map_err(|_| NodeError::bad_file(&self.path, "seed: not 32 bytes"))?;
-        let seed = SetupSeed::from_bytes(seed);
+        let seed: Zeroizing<[u8; 32]> = Zeroizing::new(
+            seed.as_slice()
+                .try_into()
+                .map_err(|_| NodeError::bad_file(&self.path, "seed: not 32 bytes"))?,
+        );
+        let seed = SetupSeed::from_bytes(*seed);
         match (self.get(TRANSCRIPT)?, self.get(CHECKPOINT)?) {
             (Some(transcript), Some(checkpoint)) => {
                 let checkpoint = Checkpoint::from_bytes(&checkpoint)
@@ -132,9 +134,11 @@ impl ClientStore {
         self.put(SEED, seed.to_bytes().as_ref())
     }
 
-    /// Stores the set-up transcript.
-    pub fn save_transcript(&self, envelope: &[u8]) -> Result<(), NodeError> {
-        self.put(TRANSCRIPT, envelope)
+    /// Stores the set-up transcript with the first checkpoint, in one transaction (a client
+    /// stopped between the two would otherwise restart in set-up, waiting for a transcript its
+    /// server will not send again).
+    pub fn save_session(&self, envelope: &[u8], checkpoint: &Checkpoint) -> Result<(), NodeError> {
+        self.put_all(&[(TRANSCRIPT, envelope), (CHECKPOINT, &checkpoint.to_bytes())])
     }
 
     /// Stores the latest checkpoint.
@@ -158,24 +162,48 @@ impl ClientStore {
     }
 
     fn put(&self, key: &str, value: &[u8]) -> Result<(), NodeError> {
+        self.put_all(&[(key, value)])
+    }
+
+    fn put_all(&self, entries: &[(&str, &[u8])]) -> Result<(), NodeError> {
         let tx = self.db.begin_write().map_err(err)?;
         {
             let mut t = tx.open_table(STATE).map_err(err)?;
-            t.insert(key, value).map_err(err)?;
+            for (key, value) in entries {
+                t.insert(*key, *value).map_err(err)?;
+            }
         }
         tx.commit().map_err(err)
     }
 }
 
-/// Creates `dir` (mode 0700 on Unix) if needed.
+/// Creates `dir` with mode 0700 (Unix) if it does not exist; refuses an existing one that
+/// others can enter.
 fn private_dir(dir: &Path) -> Result<(), NodeError> {
-    std::fs::create_dir_all(dir).map_err(NodeError::io(dir))?;
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(NodeError::io(dir))?;
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        if !dir.exists() {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(NodeError::io(dir))?;
+        }
+        let mode = std::fs::metadata(dir)
+            .map_err(NodeError::io(dir))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            return Err(NodeError::bad_file(
+                dir,
+                "a client's data directory (it holds the set-up seed) must not be open to others \
+                 (chmod 700 it)",
+            ));
+        }
     }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir).map_err(NodeError::io(dir))?;
     Ok(())
 }
 
@@ -230,8 +258,8 @@ mod tests {
             Stored::InSetup { seed } => assert_eq!(*seed.to_bytes(), [7; 32]),
             other => panic!("{other:?}"),
         }
-        // A transcript without a checkpoint is still set-up (the client had not submitted).
-        s.save_transcript(b"transcript").unwrap();
+        // A transcript without a checkpoint is still set-up (written by an older version).
+        s.put(TRANSCRIPT, b"transcript").unwrap();
         assert!(matches!(s.load().unwrap(), Stored::InSetup { .. }));
         // A damaged checkpoint is refused with the field named.
         s.put(CHECKPOINT, b"garbage").unwrap();
@@ -241,6 +269,17 @@ mod tests {
         assert!(matches!(s.load().unwrap(), Stored::Ended { why } if why == "excluded"));
         drop(s);
         assert!(ClientStore::open(&d, &[2; 32]).is_err());
+        // A directory others can enter is refused.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let open = dir("open");
+            std::fs::create_dir_all(&open).unwrap();
+            std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let e = ClientStore::open(&open, &[1; 32]).unwrap_err().to_string();
+            assert!(e.contains("chmod 700"), "{e}");
+            let _ = std::fs::remove_dir_all(&open);
+        }
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

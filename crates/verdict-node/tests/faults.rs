@@ -336,6 +336,9 @@ fn rogue_peer_sending_garbage_is_dropped_and_the_group_unaffected() {
     let log = std::fs::read_to_string(g.dir.join("s0.log")).unwrap();
     assert!(log.contains("handshake failed"), "{log}");
     assert!(log.contains("unknown transport key"), "{log}");
+    // s0 serves two clients (c0, c3) and none of them asked to catch up: live outputs go out
+    // live, nothing is served from the history.
+    assert!(!log.contains("catching a client up"), "{log}");
     // The operator's view of the same run (`--metrics`): rounds certified, traffic moved,
     // messages delivered, not halted — the garbage never reached the protocol.
     let addr = g

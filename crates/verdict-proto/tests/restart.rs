@@ -271,3 +271,57 @@ fn resuming_checks_everything_it_reads_from_disk() {
         Some(ResumeError::Checkpoint(_))
     ));
 }
+
+/// A lying server (2) makes honest client 0 the suspect of a jammer's blame; client 0
+/// restarts just as blame starts, before the rebuttal request reaches it. Its checkpoint keeps
+/// the open slots of the rounds it recently submitted to, so the restarted client still proves
+/// the lie: the liar is halted, the suspect stays in.
+#[test]
+fn a_client_restarted_during_blame_still_rebuts_a_lie() {
+    use verdict_proto::sim::Adversary;
+    let mut sim = Simulator::<Hg>::new_paused(
+        policy(Mode::Hybrid(Verification::Eager)),
+        3,
+        6,
+        quiet_net(),
+        41,
+    )
+    .unwrap();
+    sim.add_adversary(Adversary::JammingClient {
+        client: ClientId(5),
+        from_round: 1,
+    });
+    sim.add_adversary(Adversary::LyingServer {
+        server: ServerId(2),
+    });
+    sim.make_restartable(0).unwrap();
+    sim.start();
+    let blame_started = |sim: &Simulator<Hg>| {
+        (0..3).any(|j| {
+            sim.events_of(Party::Server(ServerId(j)))
+                .any(|e| matches!(e, Event::Accusation(_)))
+        })
+    };
+    while !blame_started(&sim) {
+        assert!(sim.step(), "no blame started");
+    }
+    sim.restart(0).unwrap();
+    sim.run_rounds(8, Duration::from_secs(600));
+    let halts: Vec<_> = sim
+        .halts()
+        .into_iter()
+        .filter(|(by, _, _)| by.0 < 2)
+        .collect();
+    assert!(!halts.is_empty(), "the lying server escaped");
+    assert!(
+        halts.iter().all(|(_, culprit, _)| *culprit == ServerId(2)),
+        "{halts:?}"
+    );
+    for j in 0..2 {
+        let out = sim.exclusions(Party::Server(ServerId(j)));
+        assert!(
+            out.iter().all(|(c, _)| *c != ClientId(0)),
+            "server {j} excluded the restarted honest suspect: {out:?}"
+        );
+    }
+}

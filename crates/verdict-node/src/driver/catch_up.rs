@@ -18,14 +18,19 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use tokio::sync::Semaphore;
 use tokio::task::AbortHandle;
 use verdict_dcnet::{ClientId, Party};
 
 use crate::history::History;
 use crate::transport::peers::Net;
 
-/// Outputs read from the history at a time (each can be up to a few megabytes).
-const SLICE: usize = 16;
+/// Outputs read from the history at a time (each can be up to a few megabytes): a task holds
+/// at most this many besides what sits in the client's queue.
+const SLICE: usize = 4;
+/// Catch-ups reading the history at once (the others wait their turn; a task waiting for room
+/// in a client's queue holds no permit, so a dead link blocks nobody else).
+const READERS: usize = 4;
 
 #[derive(Default)]
 struct Shared {
@@ -52,6 +57,7 @@ pub(crate) struct CatchUps {
     shared: Arc<Mutex<Shared>>,
     history: Arc<History>,
     net: Arc<Net>,
+    readers: Arc<Semaphore>,
 }
 
 impl CatchUps {
@@ -65,6 +71,7 @@ impl CatchUps {
             })),
             history,
             net,
+            readers: Arc::new(Semaphore::new(READERS)),
         }
     }
 
@@ -100,6 +107,7 @@ impl CatchUps {
             from,
             Arc::clone(&self.history),
             Arc::clone(&self.net),
+            Arc::clone(&self.readers),
         ));
         s.serving.insert(client, (number, task.abort_handle()));
         tracing::info!(%client, from, "catching a client up from the history");
@@ -123,11 +131,23 @@ impl Task {
     }
 }
 
-async fn serve(task: Task, mut next: u64, history: Arc<History>, net: Arc<Net>) {
+async fn serve(
+    task: Task,
+    mut next: u64,
+    history: Arc<History>,
+    net: Arc<Net>,
+    readers: Arc<Semaphore>,
+) {
     let client = task.client;
     let to = Party::Client(client);
     loop {
-        let slice = match history.rounds_from(next, SLICE) {
+        let Ok(reading) = readers.acquire().await else {
+            task.finish();
+            return;
+        };
+        let slice = history.rounds_from(next, SLICE);
+        drop(reading);
+        let slice = match slice {
             Ok(s) => s,
             Err(e) => {
                 tracing::error!(%client, error = %e, "catch-up: history unreadable");

@@ -239,16 +239,23 @@ impl Durable {
         }
     }
 
-    /// Writes what changed: the transcript, then the checkpoint (call before sending).
+    /// Writes what changed: the transcript with the first checkpoint, or a newer checkpoint
+    /// (call before sending).
     fn save<S: ProtoSuite>(&mut self, client: &NodeClient<S>) -> Result<(), NodeError> {
         let Some(store) = &self.store else {
             return Ok(());
         };
-        if let Some(t) = self.transcript.take() {
-            store.save_transcript(&t)?;
-            self.transcript_saved = true;
-        }
         let now = client.checkpoint();
+        if let Some(t) = self.transcript.take() {
+            // The transcript only ever arrives with the first checkpoint (the client enters
+            // the session and submits to round 0 on it): both in one transaction.
+            if let Some(cp) = &now {
+                store.save_session(&t, cp)?;
+                self.transcript_saved = true;
+                self.saved = now;
+            }
+            return Ok(());
+        }
         if now.is_some() && now != self.saved {
             if let Some(cp) = &now {
                 store.save_checkpoint(cp)?;

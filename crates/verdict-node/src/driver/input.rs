@@ -38,10 +38,18 @@ pub(crate) fn spawn(
     let (tx, rx) = mpsc::channel(INPUT_QUEUE);
     let stdin_tx = tx.clone();
     tokio::spawn(async move {
-        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = stdin.next_line().await {
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        loop {
+            let message = match next_line(&mut stdin, max_len).await {
+                Ok(Some(Ok(message))) => message,
+                Ok(Some(Err(TooLong))) => {
+                    tracing::warn!(max_len, "message on stdin too long; not queued");
+                    continue;
+                }
+                Ok(None) | Err(_) => break,
+            };
             let input = Input {
-                message: line.into_bytes(),
+                message,
                 reply: None,
             };
             if stdin_tx.send(input).await.is_err() {

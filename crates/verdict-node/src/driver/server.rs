@@ -155,20 +155,23 @@ impl Outbox {
         }
         let mut resending = Vec::new();
         while let Some(t) = server.poll_transmit() {
-            if let Party::Client(c) = t.to
-                && let Ok(h) = Header::from_prefix(&t.bytes)
-                && h.kind == Kind::RoundOutput
-            {
-                if self.stored_round.is_none_or(|s| h.round > s) {
-                    self.history.append_round(h.round, &t.bytes)?;
-                    self.stored_round = Some(h.round);
-                    self.catch_ups.stored(h.round);
-                } else if !resending.contains(&c) {
-                    // The state machine answers a catch-up from memory with a burst of old
-                    // outputs, in order: serve them from the history instead, paced by the
-                    // client's link (a burst into a bounded queue would lose its tail).
+            let output = match (t.to, Header::from_prefix(&t.bytes)) {
+                (Party::Client(c), Ok(h)) if h.kind == Kind::RoundOutput => Some((c, h.round)),
+                _ => None,
+            };
+            if let Some((c, round)) = output {
+                if self.stored_round.is_none_or(|s| round > s) {
+                    // A new output (the first of its copies, one per client).
+                    self.history.append_round(round, &t.bytes)?;
+                    self.stored_round = Some(round);
+                    self.catch_ups.stored(round);
+                } else if self.stored_round.is_some_and(|s| round < s) && !resending.contains(&c) {
+                    // An older round: the state machine answers a catch-up from memory with a
+                    // burst of old outputs, in order. Serve them from the history instead,
+                    // paced by the client's link (a burst into a bounded queue would lose its
+                    // tail).
                     resending.push(c);
-                    self.catch_ups.start(c, h.round);
+                    self.catch_ups.start(c, round);
                 }
                 if self.catch_ups.is_serving(c) {
                     // In the history: the task serving the client sends it in its turn.
@@ -176,7 +179,14 @@ impl Outbox {
                 }
             }
             metrics.sent(t.bytes.len());
-            self.net.send(t.to, t.bytes);
+            if !self.net.send(t.to, t.bytes)
+                && let Some((c, round)) = output
+            {
+                // The client's queue is full (a slow link): rather than lose this output — the
+                // client would wait for it forever — serve it and what follows from the
+                // history as room frees up.
+                self.catch_ups.start(c, round);
+            }
         }
         Ok(())
     }

@@ -70,6 +70,9 @@ struct Ready<S: ProtoSuite> {
     /// The signed submission sent to `round`, exactly as sent (a [`Checkpoint`] keeps it, so
     /// that a restarted client repeats these bytes instead of submitting something else).
     submission: Option<Arc<[u8]>>,
+    /// The awaited round we last asked to catch up from after an output of a later round
+    /// arrived (asked once per awaited round).
+    asked: Option<u64>,
 }
 
 enum State<S: ProtoSuite> {

@@ -31,6 +31,14 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         r.finish().map_err(|e| malformed(e.into()))?;
         let result = RoundResult::from_bytes(bytes).map_err(malformed)?;
         if result.round != ready.round || env.header().round != ready.round {
+            let awaited = ready.round;
+            if result.round > awaited && ready.asked != Some(awaited) {
+                // A later round's output: the one we await was lost on the way (a link that
+                // dropped without our noticing, a full queue at the server). Ask for it — once
+                // per awaited round; the server bounds its answers too.
+                ready.asked = Some(awaited);
+                self.send(from, Kind::CatchUp, awaited, Vec::new());
+            }
             return Err(MessageError::Unexpected {
                 from,
                 kind: "round output",

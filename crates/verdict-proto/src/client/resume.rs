@@ -16,7 +16,9 @@
 //! client that believed it had sent different bytes could accuse the slot it itself wrote, and
 //! be named by blame. For the same reason the resumed client makes no accusation about the
 //! round it was in when it stopped (it no longer knows the frame it sent), and a message it had
-//! in flight is not queued again (it may have come out). Messages queued and not yet sent die
+//! in flight is not queued again (it may have come out). It can still rebut a blame about the
+//! rounds it recently submitted to: the checkpoint keeps their open slots (public), and its
+//! pads come from the re-derived secrets. Messages queued and not yet sent die
 //! with the process: they are never written to disk.
 
 use std::sync::Arc;
@@ -24,7 +26,7 @@ use std::sync::Arc;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, RngCore, SeedableRng};
 use thiserror::Error;
-use verdict_dcnet::{ClientId, Party, SessionId};
+use verdict_dcnet::{ClientId, MAX_SLOT_LEN, Party, SessionId};
 use zeroize::Zeroizing;
 
 use crate::config::GroupConfig;
@@ -32,7 +34,7 @@ use crate::error::{ConfigError, MessageError, SetupFailure, WireError};
 use crate::event::Transmit;
 use crate::keys::SecretKeys;
 use crate::schedule::Schedule;
-use crate::slot::{Accusation, accusation_len};
+use crate::slot::{Accusation, OpenSlot, SlotKind, accusation_len};
 use crate::suite::ProtoSuite;
 use crate::wire::{Envelope, Kind, SharedBytes, Writer, reader};
 
@@ -81,7 +83,8 @@ impl SetupSeed {
         input.extend_from_slice(self.0.as_ref());
         input.extend_from_slice(&session.0);
         input.extend_from_slice(&client.0.to_le_bytes());
-        ChaCha20Rng::from_seed(blake3::derive_key(SETUP_SEED_CONTEXT, &input))
+        let key = Zeroizing::new(blake3::derive_key(SETUP_SEED_CONTEXT, &input));
+        ChaCha20Rng::from_seed(*key)
     }
 }
 
@@ -93,7 +96,13 @@ pub struct Checkpoint {
     schedule: Vec<u8>,
     accusation: Option<Accusation>,
     submission: Option<Arc<[u8]>>,
+    /// The slots open in each recent round we submitted to (public: every participant derives
+    /// them), which a rebuttal about that round needs.
+    sent: Vec<(u64, Vec<OpenSlot>)>,
 }
+
+/// Rounds of open slots a checkpoint keeps (the client keeps as many, see `Ready::sent`).
+const SENT_ROUNDS: usize = 4;
 
 impl Checkpoint {
     /// The round whose output the client awaits (the round of its last submission).
@@ -102,7 +111,8 @@ impl Checkpoint {
     }
 
     /// `CHECKPOINT_TAG ‖ u64le(round) ‖ bytes(schedule state) ‖ u8(0) | u8(1) ‖ Accusation ‖
-    /// u8(0) | u8(1) ‖ bytes(submission envelope)`.
+    /// u8(0) | u8(1) ‖ bytes(submission envelope) ‖ u32le(rounds) ‖ per round: u64le(round) ‖
+    /// u32le(slots) ‖ per slot: u8(kind: 0 XOR, 1 verifiable) ‖ u32le(slot) ‖ u64le(len)`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.raw(CHECKPOINT_TAG).u64(self.round).bytes(&self.schedule);
@@ -114,6 +124,13 @@ impl Checkpoint {
             Some(s) => w.u8(1).bytes(s),
             None => w.u8(0),
         };
+        w.count(self.sent.len());
+        for (round, open) in &self.sent {
+            w.u64(*round).count(open.len());
+            for o in open {
+                w.u8(o.kind as u8).u32(o.slot).u64(o.len as u64);
+            }
+        }
         w.finish()
     }
 
@@ -135,12 +152,41 @@ impl Checkpoint {
             1 => Some(Arc::from(r.bytes()?)),
             _ => return Err(WireError::Invalid("checkpoint submission flag")),
         };
+        let rounds = r.count()?;
+        if rounds > SENT_ROUNDS {
+            return Err(WireError::Invalid("checkpoint rounds"));
+        }
+        let mut sent: Vec<(u64, Vec<OpenSlot>)> = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            let at = r.u64()?;
+            if at > round || sent.last().is_some_and(|(prev, _)| *prev >= at) {
+                return Err(WireError::Invalid("checkpoint rounds"));
+            }
+            // Each slot takes 13 bytes: the count is bounded by what is left.
+            let n = r.count_sized(13)?;
+            let mut open = Vec::with_capacity(n);
+            for _ in 0..n {
+                let kind = match r.u8()? {
+                    0 => SlotKind::Xor,
+                    1 => SlotKind::Verifiable,
+                    _ => return Err(WireError::Invalid("checkpoint slot kind")),
+                };
+                let slot = r.u32()?;
+                let len = usize::try_from(r.u64()?)
+                    .ok()
+                    .filter(|l| *l <= MAX_SLOT_LEN)
+                    .ok_or(WireError::Invalid("checkpoint slot length"))?;
+                open.push(OpenSlot { kind, slot, len });
+            }
+            sent.push((at, open));
+        }
         r.finish()?;
         Ok(Self {
             round,
             schedule,
             accusation,
             submission,
+            sent,
         })
     }
 }
@@ -188,6 +234,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             schedule: w.finish(),
             accusation: ready.accusation,
             submission: ready.submission.clone(),
+            sent: ready
+                .sent
+                .iter()
+                .map(|(r, (open, _))| (*r, open.clone()))
+                .collect(),
         })
     }
 
@@ -242,6 +293,25 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 .check_own_submission(sub, checkpoint.round)
                 .map_err(ResumeError::Checkpoint)?;
         }
+        // A pending accusation is about our own slot in a round before the one we await.
+        if checkpoint
+            .accusation
+            .is_some_and(|a| Some(a.slot) != slot || a.round >= checkpoint.round)
+        {
+            return Err(ResumeError::Checkpoint(WireError::Invalid(
+                "checkpoint accusation",
+            )));
+        }
+        if checkpoint
+            .sent
+            .iter()
+            .flat_map(|(_, open)| open)
+            .any(|o| o.slot as usize >= slots)
+        {
+            return Err(ResumeError::Checkpoint(WireError::Invalid(
+                "checkpoint slot index",
+            )));
+        }
         let State::Setup { secrets } = &mut client.state else {
             return Err(ResumeError::Checkpoint(WireError::Invalid("client state")));
         };
@@ -251,6 +321,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let mut ready = Ready::new(verified.nets, secrets, slot, schedule, checkpoint.round);
         ready.accusation = checkpoint.accusation;
         ready.submission = checkpoint.submission.clone();
+        // The slots of recent rounds, for rebuttals; without the frames we sent, which we do
+        // not keep (an empty frame never raises an accusation).
+        ready.sent = checkpoint
+            .sent
+            .iter()
+            .map(|(r, open)| (*r, (open.clone(), Zeroizing::new(Vec::new()))))
+            .collect();
         client.state = State::Ready(Box::new(ready));
         if let Some(sub) = &checkpoint.submission {
             client.transmits.push_back(Transmit {

@@ -113,6 +113,7 @@ impl<S: ProtoSuite> Ready<S> {
             defence: None,
             in_flight: None,
             submission: None,
+            asked: None,
         }
     }
 }

@@ -21,6 +21,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             return;
         };
         let round = ready.round;
+        // Until this round's submission is built, there is none (a checkpoint must not hold
+        // an older round's).
+        ready.submission = None;
         let open = ready.schedule.open_slots();
         let max_len = ready.schedule.max_len();
         let mut cts = Vec::with_capacity(open.len());
