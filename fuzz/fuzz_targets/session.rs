@@ -3,7 +3,10 @@
 //! attacker holds client 2's identity (its signing key and its transport link) on top of the
 //! client's honest state machine. The input is a script of actions — step the simulation,
 //! replay or mutate any message seen on the wire, send garbage, seal arbitrary payloads of any
-//! message kind as client 2, have an honest client submit — after which the session runs on.
+//! message kind as client 2, have an honest client submit, cut an honest client's link (what
+//! is in flight on it is lost) and bring it back (it then asks to catch up), restart an honest
+//! client from what it keeps on disk — after which the session runs on. (Links never reorder:
+//! the driver contract promises ordered links, so reordering happens only across links.)
 //!
 //! Checked at the end (the accountability invariants a hostile client must not break): no
 //! server halts (every server is honest, and a client cannot make one look faulty), nobody
@@ -31,6 +34,8 @@ type Hg = HashingGenerator<Ristretto255>;
 const SERVERS: usize = 2;
 const CLIENTS: usize = 3;
 const CORRUPT: ClientId = ClientId(2);
+/// Clients 0 and 1 are honest.
+const HONEST: usize = 2;
 /// Actions read from one input (each injects at most one message).
 const MAX_ACTIONS: usize = 48;
 /// Messages kept from the wire for replay and mutation.
@@ -85,14 +90,24 @@ fn server(b: u8) -> Party {
 fuzz_target!(|data: &[u8]| {
     let mut sim = Simulator::<Hg>::new_paused(policy(), SERVERS, CLIENTS, Network::default(), 9)
         .expect("a valid configuration");
+    // The honest clients can restart (their seed, transcript and checkpoint are kept).
+    for i in 0..HONEST {
+        sim.make_restartable(i).expect("client exists");
+    }
     let wire: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
     let seen = Rc::clone(&wire);
-    sim.set_tamper(Box::new(move |_, _, bytes| {
+    // Honest clients whose link is cut.
+    let cut: Rc<RefCell<[bool; HONEST]>> = Rc::default();
+    let down = Rc::clone(&cut);
+    sim.set_tamper(Box::new(move |from, to, bytes| {
         let mut seen = seen.borrow_mut();
         if seen.len() < MAX_CAPTURED {
             seen.push(bytes.clone());
         }
-        Some(bytes)
+        let down = down.borrow();
+        let is_down =
+            |p: Party| matches!(p, Party::Client(c) if down.get(c.index()) == Some(&true));
+        (!is_down(from) && !is_down(to)).then_some(bytes)
     }));
     sim.start();
     let key = sim
@@ -109,7 +124,7 @@ fuzz_target!(|data: &[u8]| {
             break;
         }
         let op = script.byte();
-        match op % 6 {
+        match op % 8 {
             0 => {
                 for _ in 0..=usize::from(script.byte()) % MAX_STEPS {
                     if !sim.step() {
@@ -123,7 +138,7 @@ fuzz_target!(|data: &[u8]| {
                     (!w.is_empty()).then(|| w[script.u16() % w.len()].clone())
                 };
                 let Some(mut m) = picked else { continue };
-                if op % 6 == 2 && !m.is_empty() {
+                if op % 8 == 2 && !m.is_empty() {
                     // A mutation: flip one byte, or cut the message short.
                     let at = script.u16() % m.len();
                     match script.byte() {
@@ -163,13 +178,36 @@ fuzz_target!(|data: &[u8]| {
                 let to = server(script.byte());
                 sim.inject(me, to, e.to_bytes());
             }
-            _ => {
-                let i = usize::from(script.byte()) % 2;
+            5 => {
+                let i = usize::from(script.byte()) % HONEST;
                 let m = format!("message {} from client {i}", submitted.len()).into_bytes();
                 if sim.submit(i, m.clone()).is_ok() {
                     submitted.insert(m);
                 }
             }
+            6 => {
+                // Cut an honest client's link, or bring it back (then it asks to catch up).
+                let i = usize::from(script.byte()) % HONEST;
+                let was_down = std::mem::replace(&mut cut.borrow_mut()[i], false);
+                if was_down {
+                    sim.reconnect(i);
+                } else {
+                    cut.borrow_mut()[i] = true;
+                }
+            }
+            _ => {
+                // An honest client's process restarts (before set-up completed there is
+                // nothing to restart from: the action does nothing).
+                let i = usize::from(script.byte()) % HONEST;
+                cut.borrow_mut()[i] = false;
+                let _ = sim.restart(i);
+            }
+        }
+    }
+    // Every link comes back before the session runs on.
+    for i in 0..HONEST {
+        if std::mem::replace(&mut cut.borrow_mut()[i], false) {
+            sim.reconnect(i);
         }
     }
     let horizon = sim.now() + Duration::from_secs(120);

@@ -61,7 +61,8 @@ const TARGETS: &[(&str, &str, &[&[u8]])] = &[
     // verdict (13).
     ("proto", "protocol-", &[&[14], &[2], &[9], &[13]]),
     // Scripts, not vectors: run set-up and a round; submit and run; replay, mutate, garble and
-    // seal as client 2 between steps (see fuzz_targets/session.rs for the action codes).
+    // seal as client 2 between steps; cut and restore a link, restart a client (see
+    // fuzz_targets/session.rs for the action codes).
     (
         "session",
         "",
@@ -72,6 +73,10 @@ const TARGETS: &[(&str, &str, &[&[u8]])] = &[
                 0, 63, 0, 63, 1, 0, 7, 0, 0, 63, 2, 0, 9, 0, 3, 0x40, 1, 0, 63,
             ],
             &[0, 63, 3, 0, 16, 1, 0, 63, 4, 5, 1, 1, 0, 3, 0, 0, 63],
+            // Client 0's link drops and comes back; client 1 restarts mid-session.
+            &[
+                0, 63, 0, 63, 5, 0, 6, 0, 0, 63, 0, 63, 6, 0, 0, 63, 5, 1, 7, 1, 0, 63, 0, 63,
+            ],
         ],
     ),
 ];
