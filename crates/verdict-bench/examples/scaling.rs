@@ -1,8 +1,8 @@
 //! Quick 1- vs 2-thread timings of the operations issue 17 parallelises, alternated in one run:
 //! `cargo run --release -p verdict-bench --example scaling [-- --reps N] [NAME-FILTER]`.
 //! `VERDICT_THREADS` picks the thread counts (default `1,2`). Each operation runs `--reps`
-//! times per thread count (default 5), the counts alternating; the median is printed with the
-//! speed-up against the first count. A check that the parallel paths pay off, not the
+//! times per thread count (default 5), the counts alternating; the median and the minimum are
+//! printed with the speed-up against the first count. A check that the parallel paths pay off, not the
 //! measurement of record (that is `cargo xtask bench` with `VERDICT_THREADS`, on an idle
 //! machine).
 
@@ -241,16 +241,27 @@ fn main() -> Result<(), String> {
                 times[k].push(took);
             }
         }
+        // Median and minimum: on a shared machine the minimum is the run least disturbed.
+        let mins: Vec<Duration> = times
+            .iter()
+            .map(|t| t.iter().min().copied().unwrap_or_default())
+            .collect();
         let medians: Vec<Duration> = times.into_iter().map(median).collect();
-        let base = medians.first().copied().unwrap_or_default().as_secs_f64();
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        let ratio = |v: &[Duration], d: &Duration| {
+            let base = v.first().map_or(0.0, ms);
+            if ms(d) > 0.0 { base / ms(d) } else { 0.0 }
+        };
         let cells: Vec<String> = medians
             .iter()
-            .map(|m| {
-                let s = m.as_secs_f64();
+            .zip(&mins)
+            .map(|(m, n)| {
                 format!(
-                    "{:.2} ms (×{:.2})",
-                    s * 1e3,
-                    if s > 0.0 { base / s } else { 0.0 }
+                    "{:.2} ms (x{:.2}), min {:.2} ms (x{:.2})",
+                    ms(m),
+                    ratio(&medians, m),
+                    ms(n),
+                    ratio(&mins, n)
                 )
             })
             .collect();
