@@ -17,6 +17,7 @@ pub mod drive;
 pub mod fig7;
 pub mod fig8;
 pub mod sizes;
+pub mod threads;
 pub mod workload;
 
 /// How a macro benchmark should run.
@@ -141,6 +142,11 @@ impl fmt::Debug for MacroEntry {
     }
 }
 
+/// A ready entry, run once per thread count of `VERDICT_THREADS` when it is set.
+fn ready(make: fn() -> Box<dyn MacroBench>) -> MacroEntry {
+    MacroEntry::Ready(Box::new(threads::Threaded::new(make)))
+}
+
 /// Every macro benchmark, in figure order.
 ///
 /// Figures 7 ([`fig7`]) and 8 ([`fig8`]) replay whole sessions in `verdict-proto`'s simulator.
@@ -148,9 +154,9 @@ impl fmt::Debug for MacroEntry {
 /// not exist yet is a [`MacroEntry::Pending`] entry saying what it waits for.
 pub fn registry() -> Vec<MacroEntry> {
     vec![
-        MacroEntry::Ready(Box::new(sizes::CiphertextSizes)),
-        MacroEntry::Ready(Box::new(fig7::Fig7)),
-        MacroEntry::Ready(Box::new(fig8::Fig8)),
+        ready(|| Box::new(sizes::CiphertextSizes)),
+        ready(|| Box::new(fig7::Fig7)),
+        ready(|| Box::new(fig8::Fig8)),
     ]
 }
 

@@ -42,7 +42,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_group::{Group, Ristretto255};
+use verdict_group::{Group, Ristretto255, par};
 use verdict_nizk::{Encoded, Signature, SigningKey};
 use zeroize::{Zeroize, Zeroizing};
 
@@ -60,6 +60,9 @@ const FRAME_SIGNATURE_DOMAIN: &[u8] = b"verdict-dcnet/xor/frame-signature/v1";
 pub const HEADER_LEN: usize = 4;
 /// Output is produced and combined in chunks of this many bytes (stays in L1/L2 cache).
 const CHUNK: usize = 16 * 1024;
+/// Pairs per parallel task when a server expands its pads (a task's own buffer and the final
+/// XOR cost about one pad each, so a task should expand many).
+const PAD_KEYS_PER_TASK: usize = 64;
 
 /// The XOR ciphersuite; pairwise secrets come from Diffie–Hellman in `G`.
 pub struct Xor<G: Group = Ristretto255>(PhantomData<fn() -> G>);
@@ -316,11 +319,27 @@ impl<G: Group> Xor<G> {
         Self::stream_bit(key, session.id(), slot, bit)
     }
 
+    /// `⊕` of the pads of `keys`. With the `parallel` feature the keys are split into runs,
+    /// each run's streams XORed into its own buffer in parallel, and the buffers XORed
+    /// together: XOR is associative and commutative, so the bytes are the serial ones.
     fn pads(keys: &[&PairKey], session: &SessionId, slot: SlotRound) -> Vec<u8> {
-        let mut out = vec![0u8; Self::frame_len(slot.len)];
+        let n = Self::frame_len(slot.len);
         let prefix = pad_prefix::<G>(session);
-        let readers = keys.iter().map(|k| pad_stream(k, &prefix, slot)).collect();
-        xor_streams(&mut out, readers);
+        let mut parts = par::chunked(keys, PAD_KEYS_PER_TASK, |run| {
+            let mut out = Zeroizing::new(vec![0u8; n]);
+            let readers = run.iter().map(|k| pad_stream(k, &prefix, slot)).collect();
+            xor_streams(&mut out, readers);
+            out
+        })
+        .into_iter();
+        let mut out = match parts.next() {
+            Some(mut first) => core::mem::take(&mut *first),
+            None => vec![0u8; n],
+        };
+        // Each further part is the XOR of some pairs' pads only: wiped when dropped.
+        for part in parts {
+            xor_into(&mut out, &part);
+        }
         out
     }
 }

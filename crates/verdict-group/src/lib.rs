@@ -9,6 +9,7 @@ pub mod error;
 pub mod fixed_base;
 pub mod framing;
 pub mod hash;
+pub mod par;
 mod secret;
 mod traits;
 

@@ -13,7 +13,7 @@
 use core::any::Any;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_group::{Group, Scalar};
+use verdict_group::{Group, Scalar, par};
 
 use crate::error::{BatchError, VerifyError};
 use crate::or::{Or, OrProof};
@@ -143,44 +143,65 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
         self.push(item)
     }
 
+    /// Adds an item prepared apart ([`BatchItem`]). Returns its index in the batch.
+    pub fn add_item(&mut self, item: BatchItem<G, H>) -> usize {
+        self.push(item.0)
+    }
+
     /// Verifies all proofs: `Ok` if every one is valid, otherwise the indices of exactly the
     /// invalid ones. `rng` draws the batching weights (it must be unpredictable to provers).
+    ///
+    /// The weights are drawn first, in the order of the proofs and their equations, whatever
+    /// the thread count; with the `parallel` feature the weighted proofs are then split into
+    /// consecutive runs, one multi-scalar multiplication each, computed in parallel (the batch
+    /// holds iff every run's sum vanishes), and a failed batch checks each proof on its own in
+    /// parallel. The answer is the same as the serial one.
     pub fn verify<R: RngCore + CryptoRng + ?Sized>(self, rng: &mut R) -> Result<(), BatchError> {
         let mut invalid = Vec::new();
-        let mut acc_g = Accumulator::<G>::new();
-        let mut acc_h = Accumulator::<H>::new();
         let two32 = G::Scalar::from_u64(1 << 32);
         let two64 = two32 * two32;
         let mut weight =
             || G::Scalar::from_u64(rng.next_u64()) * two64 + G::Scalar::from_u64(rng.next_u64());
+        let mut weighted = Vec::with_capacity(self.items.len());
         for (i, item) in self.items.iter().enumerate() {
             match item {
                 Err(_) => invalid.push(i),
                 Ok(p) => {
-                    for check in &p.checks_g {
-                        acc_g.add(check, &weight());
-                    }
-                    for check in &p.checks_h {
-                        let rho = weight();
-                        // When both groups are the same type (`H = G`), one MSM over all terms
-                        // is cheaper than two.
-                        match (check as &dyn Any).downcast_ref::<Check<G>>() {
-                            Some(same) => acc_g.add(same, &rho),
-                            None => acc_h.add(check, &rho),
-                        }
-                    }
-                    acc_g.next_proof();
-                    acc_h.next_proof();
+                    let rhos: Vec<G::Scalar> = (0..p.checks_g.len() + p.checks_h.len())
+                        .map(|_| weight())
+                        .collect();
+                    weighted.push((p, rhos));
                 }
             }
         }
-        let batch_ok = acc_g.holds() && acc_h.holds();
-        if !batch_ok {
-            for (i, item) in self.items.iter().enumerate() {
-                if let Ok(p) = item {
-                    if !p.holds() {
-                        invalid.push(i);
+        let batch_ok = par::chunked(&weighted, MIN_PROOFS_PER_MSM, |run| {
+            let mut acc_g = Accumulator::<G>::new();
+            let mut acc_h = Accumulator::<H>::new();
+            for (p, rhos) in run {
+                let (rho_g, rho_h) = rhos.split_at(p.checks_g.len());
+                for (check, rho) in p.checks_g.iter().zip(rho_g) {
+                    acc_g.add(check, rho);
+                }
+                for (check, rho) in p.checks_h.iter().zip(rho_h) {
+                    // When both groups are the same type (`H = G`), one MSM over all terms
+                    // is cheaper than two.
+                    match (check as &dyn Any).downcast_ref::<Check<G>>() {
+                        Some(same) => acc_g.add(same, rho),
+                        None => acc_h.add(check, rho),
                     }
+                }
+                acc_g.next_proof();
+                acc_h.next_proof();
+            }
+            acc_g.holds() && acc_h.holds()
+        })
+        .into_iter()
+        .all(|ok| ok);
+        if !batch_ok {
+            let holds = par::map(&self.items, |item| item.as_ref().is_ok_and(Pending::holds));
+            for (i, (item, ok)) in self.items.iter().zip(holds).enumerate() {
+                if item.is_ok() && !ok {
+                    invalid.push(i);
                 }
             }
             invalid.sort_unstable();
@@ -193,10 +214,39 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
     }
 }
 
+/// Proofs per multi-scalar multiplication below which a batch is not split across threads
+/// (a run of 16 client proofs is already a few hundred terms; signatures are 3 each).
+const MIN_PROOFS_PER_MSM: usize = 16;
+
+/// One proof's verification equations, computed apart from any batch so that callers can
+/// compute many in parallel (binding a statement and hashing its transcript is a proof's
+/// share of the work that is not the multi-scalar multiplication) and then add them to a
+/// [`BatchVerifier`] in order with [`BatchVerifier::add_item`].
+#[derive(Debug)]
+pub struct BatchItem<G: Group, H: Group<Scalar = G::Scalar> = G>(
+    Result<Pending<G, H>, VerifyError>,
+);
+
+impl<G: Group, H: Group<Scalar = G::Scalar>> BatchItem<G, H> {
+    /// The equations of a proof of `statement` (as [`BatchVerifier::add`] computes them).
+    pub fn new<St: Statement<G, H> + ?Sized>(
+        statement: &St,
+        mut transcript: Transcript,
+        proof: &Proof<G, H>,
+    ) -> Self {
+        Self(pending_for(statement, &mut transcript, proof))
+    }
+
+    /// The equations of an OR proof (as [`BatchVerifier::add_or`] computes them).
+    pub fn or(statement: &Or<'_, G, H>, mut transcript: Transcript, proof: &OrProof<G, H>) -> Self {
+        Self(statement.pending_for(&mut transcript, proof))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Context, Schnorr};
+    use crate::{Context, Schnorr, Shape};
     use rand_chacha::ChaCha20Rng;
     use rand_core::SeedableRng;
     use verdict_group::Ristretto255 as G;
@@ -224,5 +274,64 @@ mod tests {
         assert_eq!(acc.points.len(), 5);
         assert_eq!(acc.points[1], G::generator());
         assert!(acc.holds());
+    }
+
+    /// A batch of 64 proofs with invalid ones at both ends of the runs the parallel path splits
+    /// into, and a malformed one: 1 and 2 threads name the same proofs, draw the same weights
+    /// (the RNG is left in the same state), and items made apart equal items added in place.
+    #[test]
+    fn one_and_two_threads_name_the_same_invalid_proofs() {
+        let ctx = Context::new(b"verdict-nizk/batch-test", [3u8; 32]);
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        let mut cases = Vec::new();
+        for i in 0..64u64 {
+            let x = S::from_u64(100 + i);
+            let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
+            // Proofs 0, 31, 32 and 63 prove the wrong secret.
+            let w = if [0, 31, 32, 63].contains(&i) {
+                x + S::one()
+            } else {
+                x
+            };
+            let proof = st.prove(&mut ctx.transcript(), &[w], &mut rng).unwrap();
+            cases.push((st, proof));
+        }
+        let run = |threads: usize, apart: bool| {
+            verdict_group::par::with_threads(threads, || {
+                let mut batch = BatchVerifier::<G>::new();
+                for (st, proof) in &cases {
+                    if apart {
+                        batch.add_item(BatchItem::new(st, ctx.transcript(), proof));
+                    } else {
+                        batch.add(st, ctx.transcript(), proof);
+                    }
+                }
+                // A proof of the wrong shape (two responses): an `Err` item at index 64.
+                let (st, proof) = &cases[1];
+                let mut bytes = proof.to_bytes();
+                bytes.extend_from_within(32..);
+                let bad_shape = Shape {
+                    commitments_g: 1,
+                    commitments_h: 0,
+                    responses: 2,
+                };
+                let odd = Proof::<G>::from_bytes(&bytes, bad_shape).unwrap();
+                batch.add(st, ctx.transcript(), &odd);
+                let mut weights = ChaCha20Rng::seed_from_u64(9);
+                let out = batch.verify(&mut weights);
+                (out, weights.next_u64())
+            })
+            .unwrap()
+        };
+        let serial = run(1, false);
+        assert_eq!(
+            serial.0,
+            Err(BatchError {
+                invalid: vec![0, 31, 32, 63, 64]
+            })
+        );
+        assert_eq!(run(2, false), serial);
+        assert_eq!(run(2, true), serial);
+        assert_eq!(run(1, true), serial);
     }
 }

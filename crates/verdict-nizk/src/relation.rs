@@ -295,25 +295,26 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Pending<G, H> {
 
 /// `Σ_j s_{k_j} · B_j − e · P` for every equation, with constant-time multiplications (the
 /// scalars may be secret nonces; `e` may be a secret-dependent choice in OR proofs).
+///
+/// The equations are independent (a vector DLEQ has one per slot element, each a full
+/// constant-time multiplication): with the `parallel` feature they are computed in parallel.
 fn commit_eqs<G: Group>(eqs: &[Eqn<G>], s: &[G::Scalar], e: Option<&G::Scalar>) -> Vec<G> {
     let generator = G::generator();
-    eqs.iter()
-        .map(|eq| {
-            let mut acc = G::identity();
-            for (k, base) in &eq.terms {
-                let b = base.eval();
-                acc += if b == generator {
-                    G::mul_generator(&s[*k])
-                } else {
-                    b * s[*k]
-                };
-            }
-            if let Some(e) = e {
-                acc -= eq.image.eval() * e;
-            }
-            acc
-        })
-        .collect()
+    verdict_group::par::map(eqs, |eq| {
+        let mut acc = G::identity();
+        for (k, base) in &eq.terms {
+            let b = base.eval();
+            acc += if b == generator {
+                G::mul_generator(&s[*k])
+            } else {
+                b * s[*k]
+            };
+        }
+        if let Some(e) = e {
+            acc -= eq.image.eval() * e;
+        }
+        acc
+    })
 }
 
 impl<G: Group, H: Group<Scalar = G::Scalar>> LinearForm<G, H> {

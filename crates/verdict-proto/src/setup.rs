@@ -24,6 +24,10 @@ pub(crate) struct SetupFault {
     pub failure: SetupFailure,
 }
 
+/// A client set-up message as listed by the inventory of the server it names (an empty
+/// message stands for an undecodable inventory, where the listing stops).
+type Listed<'a> = (Party, &'a [u8]);
+
 fn fault(culprit: Party, failure: SetupFailure) -> SetupFault {
     SetupFault {
         culprits: vec![culprit],
@@ -183,42 +187,65 @@ impl<S: ProtoSuite> SetupLog<S> {
     }
 
     fn process_inventories(&mut self, config: &GroupConfig<S>) -> Result<(), SetupFault> {
-        let mut seen: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+        // Every client message is checked on its own first (signature, decoding, the
+        // submission's proof: the bulk of a server's set-up work), in parallel with the
+        // `parallel` feature; then, in inventory order, exactly as if each had been checked
+        // on the spot: the first failure is the one reported, a repeated message is skipped.
+        let mut listed: Vec<Listed<'_>> = Vec::new();
         for (j, inv) in self.inventories.iter().enumerate() {
             let server = Party::Server(ServerId(j as u32));
             let Some(inv) = inv else { continue };
-            let bad = || fault(server, SetupFailure::BadInventory);
-            let inventory = payloads::SetupInventory::decode(inv.payload()).map_err(|_| bad())?;
-            for bytes in inventory.clients {
-                // Only a server can forward a malformed, forged or foreign client message.
-                let (signed, payload) = Envelope::<S::G>::parse(bytes).map_err(|_| bad())?;
-                let h = &signed.header;
-                let (Party::Client(c), Kind::ClientSetup, true) =
-                    (h.sender, h.kind, h.session == self.session.0)
-                else {
-                    return Err(bad());
-                };
-                let key = config.key_of(h.sender).ok_or_else(bad)?;
-                signed.verify(key).map_err(|_| bad())?;
-                if let Some(prev) = seen.get(&c.0) {
-                    if prev[..] == bytes[..] {
-                        continue;
-                    }
-                    return Err(fault(h.sender, SetupFailure::DoubleClientSetup));
+            match payloads::SetupInventory::decode(inv.payload()) {
+                Ok(inventory) => listed.extend(inventory.clients.into_iter().map(|b| (server, b))),
+                Err(_) => {
+                    listed.push((server, &[]));
+                    break;
                 }
-                let client = Party::Client(c);
-                let setup = payloads::ClientSetup::decode(payload)
-                    .map_err(|_| fault(client, SetupFailure::MalformedClientSetup))?;
-                let parsed = S::decode_client_setup(&self.roster0, setup.suite)
-                    .map_err(|_| fault(client, SetupFailure::MalformedClientSetup))?;
-                self.shuffle
-                    .receive_submission(c.0, setup.submission)
-                    .map_err(|e| fault(client, SetupFailure::InvalidSubmission(e)))?;
-                if let Some(s) = self.client_setups.get_mut(c.index()) {
-                    *s = Some(parsed);
-                }
-                seen.insert(c.0, bytes.to_vec());
             }
+        }
+        let (roster0, shuffle, session) = (&self.roster0, &self.shuffle, self.session.0);
+        let checked = verdict_group::par::map(&listed, |&(server, bytes)| {
+            let bad = || fault(server, SetupFailure::BadInventory);
+            // Only a server can forward a malformed, forged or foreign client message.
+            let (signed, payload) = Envelope::<S::G>::parse(bytes).map_err(|_| bad())?;
+            let h = &signed.header;
+            let (Party::Client(c), Kind::ClientSetup, true) =
+                (h.sender, h.kind, h.session == session)
+            else {
+                return Err(bad());
+            };
+            let key = config.key_of(h.sender).ok_or_else(bad)?;
+            signed.verify(key).map_err(|_| bad())?;
+            let client = Party::Client(c);
+            let decoded = payloads::ClientSetup::decode(payload)
+                .map_err(|_| fault(client, SetupFailure::MalformedClientSetup))
+                .and_then(|setup| {
+                    let parsed = S::decode_client_setup(roster0, setup.suite)
+                        .map_err(|_| fault(client, SetupFailure::MalformedClientSetup))?;
+                    let sub = shuffle
+                        .check_submission(c.0, setup.submission)
+                        .map_err(|e| fault(client, SetupFailure::InvalidSubmission(e)))?;
+                    Ok((parsed, sub))
+                });
+            Ok((c, decoded))
+        });
+        let mut seen: BTreeMap<u32, &[u8]> = BTreeMap::new();
+        for ((_, bytes), checked) in listed.iter().zip(checked) {
+            let (c, decoded) = checked?;
+            if let Some(prev) = seen.get(&c.0) {
+                if prev[..] == bytes[..] {
+                    continue;
+                }
+                return Err(fault(Party::Client(c), SetupFailure::DoubleClientSetup));
+            }
+            let (parsed, sub) = decoded?;
+            self.shuffle
+                .accept_submission(c.0, sub)
+                .map_err(|e| fault(Party::Client(c), SetupFailure::InvalidSubmission(e)))?;
+            if let Some(s) = self.client_setups.get_mut(c.index()) {
+                *s = Some(parsed);
+            }
+            seen.insert(c.0, bytes);
         }
         // Clients no inventory carries a set-up message of are absent: left out of the
         // session (the shuffle runs over the others, and every server excludes them from round

@@ -7,7 +7,7 @@
 //! runs `SS_k(R, S, g, Γ)` on the same transcript.
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_group::{FixedBaseTable, Group, Scalar};
+use verdict_group::{FixedBaseTable, Group, Scalar, par};
 
 use crate::ProofContext;
 use crate::error::{Check, ShuffleError};
@@ -326,7 +326,7 @@ pub fn verify_simple_batched<G: Group>(
     points.push(st.base);
     scalars.push(co.on_gamma);
     points.push(st.gamma);
-    let sum = G::msm_vartime(&scalars, &points).map_err(|_| ShuffleError::Rejected {
+    let sum = par::msm_vartime(&scalars, &points).map_err(|_| ShuffleError::Rejected {
         check: Check::Batched,
     })?;
     if sum.is_identity() {

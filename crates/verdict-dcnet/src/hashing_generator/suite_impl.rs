@@ -3,8 +3,8 @@
 use std::sync::OnceLock;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_group::{MessageGroup, Scalar, SecretScalar, framing};
-use verdict_nizk::{BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement};
+use verdict_group::{MessageGroup, Scalar, SecretScalar, framing, par};
+use verdict_nizk::{BatchItem, BatchVerifier, Encoded, Or, Schnorr, SigningKey, Statement};
 
 use crate::aggregate::Aggregating;
 use crate::dh::dh_value;
@@ -274,28 +274,27 @@ impl<G: MessageGroup> Verifiable for HashingGenerator<G> {
         };
         let schnorr = Schnorr::with_generator(pseudonym.encoded().clone());
         let gens = &slot.data().generators;
+        // Each proof's equations (its statement bound, its transcript hashed) depend on that
+        // proof alone: computed in parallel with the `parallel` feature, then added in order,
+        // so the batch (and the weights it draws) is the serial one.
+        let equations = par::map(items, |(client, ct)| {
+            let u = session.public().client_commitment(*client)?;
+            Self::check_client_len(slot, *client, ct).ok()?;
+            let vd = Self::client_statement(u, gens, &ct.elements).ok()?;
+            let or = Or::new(vec![&vd as &dyn Statement<G>, &schnorr]).ok()?;
+            let t = Self::client_transcript(session, slot.slot_round(), *client);
+            Some(BatchItem::or(&or, t, &ct.proof))
+        });
         let mut batch = BatchVerifier::with_capacity(items.len());
         let mut index = Vec::with_capacity(items.len());
-        for (pos, (client, ct)) in items.iter().enumerate() {
-            let statement = session
-                .public()
-                .client_commitment(*client)
-                .ok_or(())
-                .and_then(|u| {
-                    Self::check_client_len(slot, *client, ct).map_err(|_| ())?;
-                    Self::client_statement(u, gens, &ct.elements).map_err(|_| ())
-                });
-            let Ok(vd) = statement else {
-                bad.push(pos);
-                continue;
-            };
-            let Ok(or) = Or::new(vec![&vd as &dyn Statement<G>, &schnorr]) else {
-                bad.push(pos);
-                continue;
-            };
-            let t = Self::client_transcript(session, slot.slot_round(), *client);
-            batch.add_or(&or, t, &ct.proof);
-            index.push(pos);
+        for (pos, item) in equations.into_iter().enumerate() {
+            match item {
+                Some(item) => {
+                    batch.add_item(item);
+                    index.push(pos);
+                }
+                None => bad.push(pos),
+            }
         }
         if let Err(e) = batch.verify(rng) {
             bad.extend(e.invalid.iter().filter_map(|&b| index.get(b).copied()));

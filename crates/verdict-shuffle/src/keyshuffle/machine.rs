@@ -73,16 +73,46 @@ impl<G: Group> KeyShuffle<G> {
 
     /// Accepts client `client`'s submission bytes (during [`Phase::Submissions`]).
     pub fn receive_submission(&mut self, client: u32, bytes: &[u8]) -> Result<(), KeyShuffleError> {
-        if self.phase != Phase::Submissions {
-            return Err(KeyShuffleError::OutOfOrder(
-                "submission after the window closed",
-            ));
-        }
+        let sub = self.check_submission(client, bytes)?;
+        self.accept_submission(client, sub)
+    }
+
+    /// The stateless part of [`KeyShuffle::receive_submission`]: the phase, then decoding and
+    /// verifying the proof. Callers holding many submissions check them in parallel (it takes
+    /// `&self`) and then accept them in order with [`KeyShuffle::accept_submission`], which
+    /// gives the same outcome as receiving them one by one.
+    pub fn check_submission(
+        &self,
+        client: u32,
+        bytes: &[u8],
+    ) -> Result<Submission<G>, KeyShuffleError> {
+        self.check_phase()?;
         let sub = Submission::from_bytes(bytes).map_err(|source| KeyShuffleError::Malformed {
             party: format!("client {client}"),
             source,
         })?;
         verify_submission(&self.params, client, &sub)?;
+        Ok(sub)
+    }
+
+    fn check_phase(&self) -> Result<(), KeyShuffleError> {
+        if self.phase != Phase::Submissions {
+            return Err(KeyShuffleError::OutOfOrder(
+                "submission after the window closed",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Accepts a submission that [`KeyShuffle::check_submission`] returned for `client`
+    /// (refused if the window closed meanwhile, the client already submitted or the
+    /// ciphertext is someone else's).
+    pub fn accept_submission(
+        &mut self,
+        client: u32,
+        sub: Submission<G>,
+    ) -> Result<(), KeyShuffleError> {
+        self.check_phase()?;
         let dup = self
             .submissions
             .iter()

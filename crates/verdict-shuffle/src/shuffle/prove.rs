@@ -1,7 +1,7 @@
 //! The shuffle prover.
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_group::{FixedBaseTable, Group, Scalar};
+use verdict_group::{FixedBaseTable, Group, Scalar, par};
 use zeroize::Zeroizing;
 
 use super::statement::{
@@ -111,16 +111,16 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     // Every published point is computed together with its encoding (a group may share work
     // across the batch; ristretto255 saves an inverse square root per point).
     let gamma_pt = G::mul_generator(&gamma);
-    let (a_pts, a_enc) = G::mul_generator_encoded(a);
+    let (a_pts, a_enc) = par::mul_generator_encoded::<G>(a);
     let c_exps: Zeroizing<Vec<G::Scalar>> =
         Zeroizing::new(pi.iter().map(|&j| *gamma * a[j]).collect());
-    let (c_pts, c_enc) = G::mul_generator_encoded(&c_exps);
+    let (c_pts, c_enc) = par::mul_generator_encoded::<G>(&c_exps);
     drop(c_exps);
-    let (u_pts, u_enc) = G::mul_generator_encoded(u);
+    let (u_pts, u_enc) = par::mul_generator_encoded::<G>(u);
     // W is built from its halves W/2 = (γw/2)·g, which are kept: D/2 is derived from them below.
     let w_half_exps: Zeroizing<Vec<G::Scalar>> =
         Zeroizing::new(w.iter().map(|wi| *gamma * *wi * half).collect());
-    let w_halves: Vec<G> = w_half_exps.iter().map(G::mul_generator).collect();
+    let w_halves: Vec<G> = par::map(&w_half_exps, G::mul_generator);
     drop(w_half_exps);
     let (w_pts, w_enc) = G::double_each_encoded(&w_halves);
     // Λ₁ = (τ₀ + Σ wᵢβ_{π(i)})·g + Σ_j (w_{π⁻¹(j)} − u_j)·X_j, and likewise Λ₂ with h, Y.
@@ -139,8 +139,9 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     };
     // The coefficients are secret (with σ published, they would link inputs to outputs), so
     // the sums use the constant-time MSM.
-    let lambda1 = G::mul_generator(&e0) + G::msm(&coef, &xs).map_err(msm_err)?;
-    let lambda2 = h_table.mul(&e0) + G::msm(&coef, &ys).map_err(msm_err)?;
+    let (sum1, sum2) = par::join(|| par::msm(&coef, &xs), || par::msm(&coef, &ys));
+    let lambda1 = G::mul_generator(&e0) + sum1.map_err(msm_err)?;
+    let lambda2 = h_table.mul(&e0) + sum2.map_err(msm_err)?;
     drop(coef);
     drop(e0);
     // Same layout as `encode_first_move`, from the encodings already at hand.
@@ -169,8 +170,7 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         Zeroizing::new(rho.iter().zip(u.iter()).map(|(r, ui)| *r - *ui).collect());
     let sigma: Vec<G::Scalar> = pi.iter().zip(w.iter()).map(|(&j, wi)| *wi + b[j]).collect();
     let gamma_half_pt = gamma_pt.mul_vartime(&half);
-    let d_halves: Vec<G> = gamma_half_pt
-        .mul_many_vartime(&sigma)
+    let d_halves: Vec<G> = par::mul_many_vartime(&gamma_half_pt, &sigma)
         .into_iter()
         .zip(&w_halves)
         .map(|(sg, wh)| sg - *wh)
@@ -198,7 +198,7 @@ fn prove_attempt<G: Group, R: RngCore + CryptoRng + ?Sized>(
     // EGA.6: SS_k(R, S, g, Γ) with Rᵢ = rᵢ·g, Sᵢ = sᵢ·g = γ·R_{π(i)}.
     let simple = simple::prove_core::<G>(
         &mut tr,
-        &G::mul_generator_encoded,
+        &par::mul_generator_encoded::<G>,
         &gamma,
         &r,
         &s,

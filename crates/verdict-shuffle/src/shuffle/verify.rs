@@ -1,7 +1,7 @@
 //! The shuffle verifiers: equation by equation (names the failing check) and batched (one
 //! multi-scalar multiplication).
 
-use verdict_group::{Group, Scalar};
+use verdict_group::{Group, Scalar, par};
 
 use super::statement::{ShuffleProof, ShuffleStatement, check_statement, statement_transcript};
 use crate::ProofContext;
@@ -102,11 +102,11 @@ pub(crate) fn verify_each_with_hooks<G: Group>(
     xs.extend(st.inputs.as_slice().iter().map(|c| c.x));
     let mut ys: Vec<G> = st.outputs.as_slice().iter().map(|c| c.y).collect();
     ys.extend(st.inputs.as_slice().iter().map(|c| c.y));
-    let phi1 = G::msm_vartime(&scalars, &xs).map_err(|_| reject(Check::Lambda1))?;
+    let phi1 = par::msm_vartime(&scalars, &xs).map_err(|_| reject(Check::Lambda1))?;
     if proof.lambda1 + g.mul_vartime(&proof.tau) != phi1 {
         return Err(reject(Check::Lambda1));
     }
-    let phi2 = G::msm_vartime(&scalars, &ys).map_err(|_| reject(Check::Lambda2))?;
+    let phi2 = par::msm_vartime(&scalars, &ys).map_err(|_| reject(Check::Lambda2))?;
     if proof.lambda2 + st.h.mul_vartime(&proof.tau) != phi2 {
         return Err(reject(Check::Lambda2));
     }
@@ -209,7 +209,7 @@ pub(crate) fn verify_batched_with_hooks<G: Group>(
     let reject = ShuffleError::Rejected {
         check: Check::Batched,
     };
-    let sum = G::msm_vartime(&scalars, &points).map_err(|_| reject.clone())?;
+    let sum = par::msm_vartime(&scalars, &points).map_err(|_| reject.clone())?;
     if sum.is_identity() {
         Ok(())
     } else {

@@ -3,12 +3,14 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, ServerId};
+use verdict_group::par;
 
 use super::super::common::Core;
 use super::super::state::{RoundStep, Running};
 use super::super::stop::Stop;
 use super::slot_items;
 use crate::error::ServerFault;
+use crate::slot::OpenSlot;
 use crate::suite::{Prepared, ProtoSuite, SessionNets};
 use crate::wire::{Kind, Received, payloads};
 
@@ -76,28 +78,44 @@ impl<S: ProtoSuite> Running<S> {
             Ok(l) if l.0.len() == run.round.open.len() => l.0,
             _ => return Err(fault(ServerFault::BadOutput { round: round_no })),
         };
-        let mut cts = Vec::with_capacity(list.len());
-        for (k, (open, bytes)) in run.round.open.iter().zip(&list).enumerate() {
+        // Each slot's ciphertext decodes (and, unless batched below, verifies) on its own: in
+        // parallel with the `parallel` feature; the first bad slot in slot order is named.
+        let (nets, round, me) = (&run.nets, &run.round, core.id);
+        let slots: Vec<(usize, (&OpenSlot, &[u8]))> = round
+            .open
+            .iter()
+            .zip(list.iter().copied())
+            .enumerate()
+            .collect();
+        let checked = par::map(&slots, |&(k, (open, bytes))| {
             let Some(ct) = SessionNets::<S>::decode_server(open, bytes) else {
-                return Err(invalid(open.slot));
+                return Slot::Invalid;
             };
-            if j != core.id {
-                let Some(prepared) = run.round.prepared.get(k) else {
-                    return Ok(());
+            if j != me {
+                let Some(prepared) = round.prepared.get(k) else {
+                    return Slot::Unprepared;
                 };
                 let verified = match prepared {
                     // Checked below, all slots in one batch.
                     Prepared::Ver(_) if S::AGGREGATION.aggregates() => Ok(()),
                     _ => {
-                        let items = slot_items(&run.round.accepted, k);
-                        run.nets.verify_server(prepared, j, &items, &ct)
+                        let items = slot_items(&round.accepted, k);
+                        nets.verify_server(prepared, j, &items, &ct)
                     }
                 };
                 if verified.is_err() {
-                    return Err(invalid(open.slot));
+                    return Slot::Invalid;
                 }
             }
-            cts.push(ct);
+            Slot::Valid(ct)
+        });
+        let mut cts = Vec::with_capacity(list.len());
+        for (open, slot) in run.round.open.iter().zip(checked) {
+            match slot {
+                Slot::Valid(ct) => cts.push(ct),
+                Slot::Invalid => return Err(invalid(open.slot)),
+                Slot::Unprepared => return Ok(()),
+            }
         }
         if let Some(aggregator) = run.nets.aggregator()
             && j != core.id
@@ -134,4 +152,13 @@ impl<S: ProtoSuite> Running<S> {
         core.progress();
         run.after_server_cts(core)
     }
+}
+
+/// One slot of another server's ciphertexts, checked on its own.
+enum Slot<C> {
+    Valid(C),
+    /// Undecodable, or its proof does not verify.
+    Invalid,
+    /// No prepared slot for it (cannot happen: both come from the round's open slots).
+    Unprepared,
 }

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party, ServerId};
+use verdict_group::par;
 
 use super::super::common::Core;
 use super::super::state::{Forwarded, Inventory, RoundStep, Running, Submitted};
@@ -108,13 +109,19 @@ impl<S: ProtoSuite> Running<S> {
                 return bad();
             }
         }
+        // Ciphertexts of verifiable slots stay encoded: this server vouches for them with its
+        // aggregate, and we decode them only if the slot fails to reveal. The accepted
+        // submissions decode independently: in parallel with the `parallel` feature.
+        let accepted = envelopes.get(..n_accepted).unwrap_or_default();
+        let mut decoded = par::map(accepted, |(_, _, _, payload, bytes)| {
+            decode_submission::<S>(&open, bytes.clone(), payload, false)
+        })
+        .into_iter();
         let mut items = Vec::with_capacity(n_accepted);
         let mut rejected = Vec::new();
         for (pos, (c, _, _, payload, bytes)) in envelopes.into_iter().enumerate() {
             if pos < n_accepted {
-                // Ciphertexts of verifiable slots stay encoded: this server vouches for them
-                // with its aggregate, and we decode them only if the slot fails to reveal.
-                let Ok(submitted) = decode_submission::<S>(&open, bytes, payload, false) else {
+                let Some(Ok(submitted)) = decoded.next() else {
                     return bad();
                 };
                 items.push((c, submitted));

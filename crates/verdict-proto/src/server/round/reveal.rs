@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, ServerId, SessionId};
+use verdict_group::par;
 
 use super::super::common::Core;
 use super::super::state::{RoundStep, Running};
@@ -39,28 +40,33 @@ impl<S: ProtoSuite> Running<S> {
         let mut lazy_bad: BTreeMap<ClientId, u32> = BTreeMap::new();
         let mut accusations = Vec::new();
         let mut failed = Vec::new();
-        for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate() {
-            let items = slot_items(&run.round.accepted, k);
-            let servers: Vec<&ServerCt<S>> = run
-                .round
+        // Every slot reveals on its own (combining is pure): in parallel with the `parallel`
+        // feature; interpreting the outputs (accusations, in slot order) stays serial.
+        let (nets, round) = (&run.nets, &run.round);
+        let ks: Vec<usize> = (0..round.open.len()).collect();
+        let reveals = par::map(&ks, |&k| {
+            let prepared = round.prepared.get(k)?;
+            let servers: Vec<&ServerCt<S>> = round
                 .server_cts
                 .iter()
                 .flatten()
                 .filter_map(|(_, v)| v.get(k))
                 .collect();
-            let pseudonym = run.nets.ver.roster().pseudonym(open.slot).ok().cloned();
-            let revealed = match (prepared, run.nets.aggregator()) {
+            Some(match (prepared, nets.aggregator()) {
                 (Prepared::Ver(p), Some(aggregator)) => {
-                    let aggregates: Vec<&S::Aggregate> = run
-                        .round
+                    let aggregates: Vec<&S::Aggregate> = round
                         .forwarded
                         .iter()
                         .filter_map(|f| f.aggregates.get(k).and_then(Option::as_ref))
                         .collect();
                     aggregator.reveal(p, &aggregates, &servers)
                 }
-                _ => run.nets.reveal(prepared, &items, &servers),
-            };
+                _ => nets.reveal(prepared, &slot_items(&round.accepted, k), &servers),
+            })
+        });
+        for (k, (open, revealed)) in run.round.open.iter().zip(reveals).enumerate() {
+            let Some(revealed) = revealed else { continue };
+            let pseudonym = run.nets.ver.roster().pseudonym(open.slot).ok().cloned();
             let (out, next) = match revealed {
                 Revealed::Empty => (SlotOutput::Empty, 0),
                 Revealed::Payload(payload) => interpret::<S>(

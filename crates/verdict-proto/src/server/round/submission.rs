@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
+use verdict_group::par;
 
 use super::super::common::Core;
 use super::super::state::{RoundStep, Running, Submitted};
@@ -32,20 +33,26 @@ pub(super) fn decode_submission<S: ProtoSuite>(
         return Err(WireError::Invalid("number of slot ciphertexts"));
     }
     let mut slots = Vec::with_capacity(list.len());
-    let mut cts = Vec::with_capacity(list.len());
-    for (o, b) in open.iter().zip(&list) {
+    for b in &list {
         slots.push(
             envelope
                 .range_of(b)
                 .ok_or(WireError::Invalid("slot ciphertext"))?,
         );
-        cts.push(if all || !deferrable::<S>(o) {
-            let ct = SessionNets::<S>::decode_client(o, b);
-            Some(ct.ok_or(WireError::Invalid("slot ciphertext"))?)
-        } else {
-            None
-        });
     }
+    // The slots decode independently (validating every group element is most of the cost):
+    // in parallel with the `parallel` feature, the first failure in slot order reported.
+    let pairs: Vec<(&OpenSlot, &[u8])> = open.iter().zip(list.iter().copied()).collect();
+    let cts = par::map(&pairs, |(o, b)| {
+        if all || !deferrable::<S>(o) {
+            SessionNets::<S>::decode_client(o, b).map(Some).ok_or(())
+        } else {
+            Ok(None)
+        }
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, ()>>()
+    .map_err(|()| WireError::Invalid("slot ciphertext"))?;
     Ok(Submitted {
         envelope,
         slots,
@@ -199,23 +206,32 @@ impl<S: ProtoSuite> Running<S> {
         }
         let mut aggregates = Vec::with_capacity(run.round.open.len());
         let mut encoded = Vec::with_capacity(run.round.open.len());
-        for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate() {
-            let aggregator = run.nets.aggregator().filter(|_| deferrable::<S>(open));
-            let aggregate = if let Some(aggregator) = aggregator {
-                match aggregator.aggregate(prepared, &slot_items(&run.round.own, k)) {
-                    Ok(a) => a,
-                    // Our own clients' ciphertexts were length-checked on arrival: only a bug of
-                    // ours gets here, and then we stop rather than send something wrong.
-                    Err(_) => {
-                        return Err(Stop::fault(
-                            core.id,
-                            ServerFault::BadOutput { round },
-                            Vec::new(),
-                        ));
-                    }
+        // Each slot's sum of our clients' ciphertexts is independent of the others': in
+        // parallel with the `parallel` feature.
+        let slots: Vec<usize> = (0..run.round.open.len()).collect();
+        let (nets, own) = (&run.nets, &run.round.own);
+        let (opens, prepared) = (&run.round.open, &run.round.prepared);
+        let sums = par::map(&slots, |&k| {
+            let (Some(open), Some(prepared)) = (opens.get(k), prepared.get(k)) else {
+                return Ok(None);
+            };
+            match nets.aggregator().filter(|_| deferrable::<S>(open)) {
+                Some(aggregator) => aggregator.aggregate(prepared, &slot_items(own, k)),
+                None => Ok(None),
+            }
+        });
+        for sum in sums {
+            let aggregate = match sum {
+                Ok(a) => a,
+                // Our own clients' ciphertexts were length-checked on arrival: only a bug of
+                // ours gets here, and then we stop rather than send something wrong.
+                Err(_) => {
+                    return Err(Stop::fault(
+                        core.id,
+                        ServerFault::BadOutput { round },
+                        Vec::new(),
+                    ));
                 }
-            } else {
-                None
             };
             encoded.push(
                 aggregate

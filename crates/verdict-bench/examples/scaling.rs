@@ -1,0 +1,271 @@
+//! Quick 1- vs 2-thread timings of the operations issue 17 parallelises, alternated in one run:
+//! `cargo run --release -p verdict-bench --example scaling [-- --reps N] [NAME-FILTER]`.
+//! `VERDICT_THREADS` picks the thread counts (default `1,2`). Each operation runs `--reps`
+//! times per thread count (default 5), the counts alternating; the median and the minimum are
+//! printed with the speed-up against the first count. A check that the parallel paths pay off, not the
+//! measurement of record (that is `cargo xtask bench` with `VERDICT_THREADS`, on an idle
+//! machine).
+
+use std::time::{Duration, Instant};
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use verdict_dcnet::{
+    Ciphersuite, ClientId, HashingGenerator, PreparedSlot, Roster, ServerId, Session, SessionId,
+    SlotRound, Verifiable, Xor,
+};
+use verdict_group::{Group, Ristretto255, par};
+use verdict_nizk::{BatchVerifier, SigningKey};
+use verdict_shuffle::{Ciphertext, CiphertextList, KeyPair, ProofContext, ShuffleStatement};
+
+type Hg = HashingGenerator<Ristretto255>;
+type Op = Box<dyn Fn() + Send + Sync>;
+
+fn rng(seed: u64) -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(seed)
+}
+
+/// A session, its clients' states and its servers' states.
+type World<C> = (
+    Session<C>,
+    Vec<<C as Ciphersuite>::ClientState>,
+    Vec<<C as Ciphersuite>::ServerState>,
+);
+
+/// A session of `n` clients and `m` servers with one slot, and everyone's state.
+fn session<C: Ciphersuite>(n: usize, m: usize) -> Result<World<C>, String> {
+    let mut r = rng(1);
+    let servers: Vec<_> = (0..m).map(|_| C::generate_key(&mut r)).collect();
+    let clients: Vec<_> = (0..n).map(|_| C::generate_key(&mut r)).collect();
+    let (_, pseudonym) = C::generate_pseudonym(&mut r);
+    let roster = Roster::<C>::new(
+        SessionId([9; 32]),
+        servers.iter().map(|k| k.1.clone()).collect(),
+        clients.iter().map(|k| k.1.clone()).collect(),
+        vec![pseudonym],
+    )
+    .map_err(|e| e.to_string())?;
+    let mut cstates = Vec::new();
+    let mut csetups = Vec::new();
+    for (i, (key, _)) in clients.iter().enumerate() {
+        let (st, msg) =
+            C::client_setup(&roster, ClientId(i as u32), key, &mut r).map_err(|e| e.to_string())?;
+        cstates.push(st);
+        csetups.push(msg);
+    }
+    let mut sstates = Vec::new();
+    let mut ssetups = Vec::new();
+    for (j, (key, _)) in servers.iter().enumerate() {
+        let (st, msg) =
+            C::server_setup(&roster, ServerId(j as u32), key, &mut r).map_err(|e| e.to_string())?;
+        sstates.push(st);
+        ssetups.push(msg);
+    }
+    let session = Session::establish(roster, &csetups, &ssetups).map_err(|e| e.to_string())?;
+    Ok((session, cstates, sstates))
+}
+
+/// A server's eager batch of its own 128 clients' proofs of one slot of `len` bytes
+/// (N = 1024, M = 8), and one client's cover ciphertext of that slot.
+fn hg_ops(len: usize) -> Result<Vec<(String, Op)>, String> {
+    let (session, clients, _) = session::<Hg>(128, 8)?;
+    let slot = PreparedSlot::new(&session, SlotRound::new(0, 1, len)).map_err(|e| e.to_string())?;
+    let mut r = rng(2);
+    let cts = clients
+        .iter()
+        .map(|c| Hg::cover(&session, &slot, c, &mut r))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let (session, slot, clients) = (
+        std::sync::Arc::new(session),
+        std::sync::Arc::new(slot),
+        std::sync::Arc::new(clients),
+    );
+    let (s2, p2) = (session.clone(), slot.clone());
+    let verify: Op = Box::new(move || {
+        let items: Vec<_> = cts
+            .iter()
+            .enumerate()
+            .map(|(i, ct)| (ClientId(i as u32), ct))
+            .collect();
+        let ok = Hg::verify_clients(&s2, &p2, &items, &mut rng(3));
+        assert!(ok.is_ok());
+    });
+    let cover: Op = Box::new(move || {
+        let ok = Hg::cover(&session, &slot, &clients[0], &mut rng(4));
+        assert!(ok.is_ok());
+    });
+    Ok(vec![
+        (format!("hg verify 128 clients {len} B"), verify),
+        (format!("hg cover {len} B"), cover),
+    ])
+}
+
+/// One server's XOR ciphertext over 1024 clients, 1 KB slot.
+fn xor_op() -> Result<(String, Op), String> {
+    type X = Xor<Ristretto255>;
+    let (session, clients, servers) = session::<X>(1024, 1)?;
+    let slot =
+        PreparedSlot::new(&session, SlotRound::new(0, 1, 1024)).map_err(|e| e.to_string())?;
+    let mut r = rng(5);
+    let cts = clients
+        .iter()
+        .map(|c| X::cover(&session, &slot, c, &mut r))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let op: Op = Box::new(move || {
+        let items: Vec<_> = cts
+            .iter()
+            .enumerate()
+            .map(|(i, ct)| (ClientId(i as u32), ct))
+            .collect();
+        let ok = X::server_ciphertext(&session, &slot, &servers[0], &items, &mut rng(6));
+        assert!(ok.is_ok());
+    });
+    Ok(("xor server pad 1024 clients 1 KB".into(), op))
+}
+
+/// 1024 signatures in one batch (an inventory's forwarded submissions are ~900).
+fn signatures_op() -> (String, Op) {
+    let mut r = rng(7);
+    let signed: Vec<_> = (0..1024u32)
+        .map(|i| {
+            let key = SigningKey::<Ristretto255>::generate(&mut r);
+            let msg = i.to_le_bytes().to_vec();
+            let sig = key.sign(b"scaling", &msg, &mut r);
+            (key.verifying_key().clone(), msg, sig)
+        })
+        .collect();
+    let op: Op = Box::new(move || {
+        let mut batch = BatchVerifier::<Ristretto255>::new();
+        for (key, msg, sig) in &signed {
+            batch.add_signature(key, b"scaling", msg, sig);
+        }
+        assert!(batch.verify(&mut rng(8)).is_ok());
+    });
+    ("signature batch 1024".into(), op)
+}
+
+/// Neff shuffle of 1024 ElGamal pairs: prove, verify.
+fn shuffle_ops() -> Vec<(String, Op)> {
+    let mut r = rng(9);
+    let kp = KeyPair::<Ristretto255>::generate(&mut r);
+    let h = kp.public();
+    let inputs = CiphertextList::new(
+        (0..1024)
+            .map(|_| Ciphertext::encrypt(&h, &Ristretto255::random(&mut r), &mut r).0)
+            .collect(),
+    );
+    let (outputs, witness) = verdict_shuffle::shuffle(&h, &inputs, &mut r);
+    let ctx = ProofContext::new([3; 32], 0);
+    let st = ShuffleStatement {
+        h,
+        inputs: &inputs,
+        outputs: &outputs,
+    };
+    let Ok(proof) = verdict_shuffle::prove(&ctx, &st, &witness, &mut r) else {
+        return Vec::new();
+    };
+    let data = std::sync::Arc::new((inputs, outputs, witness, ctx, proof, h));
+    let d2 = data.clone();
+    let prove: Op = Box::new(move || {
+        let (inputs, outputs, witness, ctx, _, h) = &*d2;
+        let st = ShuffleStatement {
+            h: *h,
+            inputs,
+            outputs,
+        };
+        assert!(verdict_shuffle::prove(ctx, &st, witness, &mut rng(10)).is_ok());
+    });
+    let verify: Op = Box::new(move || {
+        let (inputs, outputs, _, ctx, proof, h) = &*data;
+        let st = ShuffleStatement {
+            h: *h,
+            inputs,
+            outputs,
+        };
+        assert!(verdict_shuffle::verify(ctx, &st, proof).is_ok());
+    });
+    vec![
+        ("shuffle prove n = 1024".into(), prove),
+        ("shuffle verify n = 1024".into(), verify),
+    ]
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let reps = args
+        .iter()
+        .position(|a| a == "--reps")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(5);
+    let filter = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--reps"))
+        .map(|(_, a)| a.clone());
+    let counts = verdict_bench::macro_bench::threads::thread_counts()
+        .map_err(|e| e.to_string())?
+        .unwrap_or_else(|| vec![1, 2]);
+    let mut ops = Vec::new();
+    ops.extend(hg_ops(256)?);
+    ops.extend(hg_ops(4096)?);
+    ops.push(xor_op()?);
+    ops.push(signatures_op());
+    ops.extend(shuffle_ops());
+    ops.retain(|(name, _)| filter.as_ref().is_none_or(|f| name.contains(f.as_str())));
+    println!(
+        "operation\t{}",
+        counts
+            .iter()
+            .map(|t| format!("threads={t}"))
+            .collect::<Vec<_>>()
+            .join("\t")
+    );
+    for (name, op) in &ops {
+        let mut times = vec![Vec::new(); counts.len()];
+        for _ in 0..reps {
+            for (k, &t) in counts.iter().enumerate() {
+                let took = par::with_threads(t, || {
+                    let t0 = Instant::now();
+                    op();
+                    t0.elapsed()
+                })
+                .map_err(|e| e.to_string())?;
+                times[k].push(took);
+            }
+        }
+        // Median and minimum: on a shared machine the minimum is the run least disturbed.
+        let mins: Vec<Duration> = times
+            .iter()
+            .map(|t| t.iter().min().copied().unwrap_or_default())
+            .collect();
+        let medians: Vec<Duration> = times.into_iter().map(median).collect();
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        let ratio = |v: &[Duration], d: &Duration| {
+            let base = v.first().map_or(0.0, ms);
+            if ms(d) > 0.0 { base / ms(d) } else { 0.0 }
+        };
+        let cells: Vec<String> = medians
+            .iter()
+            .zip(&mins)
+            .map(|(m, n)| {
+                format!(
+                    "{:.2} ms (x{:.2}), min {:.2} ms (x{:.2})",
+                    ms(m),
+                    ratio(&medians, m),
+                    ms(n),
+                    ratio(&mins, n)
+                )
+            })
+            .collect();
+        println!("{name}\t{}", cells.join("\t"));
+    }
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! Scaling runs: `VERDICT_THREADS=1,2` runs every macro benchmark once per listed thread count,
+//! in the listed order (`1,2,1,2` alternates), each run inside a rayon pool of that size, and
+//! labels its rows `"<series> threads=<t>"`. Unset, a benchmark runs once on the default pool
+//! (one thread per core, since this crate enables the `parallel` feature of the crates it
+//! measures) and its rows keep their names.
+
+use std::sync::mpsc;
+
+use verdict_group::par;
+
+use super::{MacroBench, MacroConfig, MacroError, MacroReport};
+
+/// The environment variable naming the thread counts.
+pub const THREADS_VAR: &str = "VERDICT_THREADS";
+
+/// The thread counts `VERDICT_THREADS` lists (`None`: unset or empty).
+pub fn thread_counts() -> Result<Option<Vec<usize>>, MacroError> {
+    match std::env::var(THREADS_VAR) {
+        Ok(v) if !v.trim().is_empty() => parse_counts(&v).map(Some),
+        _ => Ok(None),
+    }
+}
+
+fn parse_counts(v: &str) -> Result<Vec<usize>, MacroError> {
+    v.split(',')
+        .map(|t| match t.trim().parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(MacroError(format!(
+                "{THREADS_VAR}: `{t}` is not a thread count (expected e.g. `1,2`)"
+            ))),
+        })
+        .collect()
+}
+
+/// A benchmark run once per thread count (see the module documentation). It holds a
+/// constructor rather than the benchmark: each run builds its benchmark on a thread of its
+/// pool, so nothing the benchmark holds has to cross threads.
+pub struct Threaded {
+    make: fn() -> Box<dyn MacroBench>,
+    name: &'static str,
+    title: &'static str,
+}
+
+impl Threaded {
+    /// Wraps the benchmark `make` builds.
+    pub fn new(make: fn() -> Box<dyn MacroBench>) -> Self {
+        let b = make();
+        Self {
+            make,
+            name: b.name(),
+            title: b.title(),
+        }
+    }
+}
+
+impl MacroBench for Threaded {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn title(&self) -> &'static str {
+        self.title
+    }
+
+    fn run(
+        &self,
+        config: &MacroConfig,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MacroReport, MacroError> {
+        let Some(counts) = thread_counts()? else {
+            return (self.make)().run(config, progress);
+        };
+        let mut merged: Option<MacroReport> = None;
+        for t in counts {
+            progress(&format!("{} with {t} thread(s)", self.name));
+            let report = run_on(self.make, *config, t, progress)?;
+            let rows = report.rows.into_iter().map(|mut r| {
+                r.series = format!("{} threads={t}", r.series);
+                r
+            });
+            match &mut merged {
+                Some(m) => m.rows.extend(rows),
+                None => {
+                    let mut first = MacroReport {
+                        rows: rows.collect(),
+                        ..report
+                    };
+                    first
+                        .notes
+                        .push(format!("{THREADS_VAR}: one run per listed thread count"));
+                    merged = Some(first);
+                }
+            }
+        }
+        merged.ok_or_else(|| MacroError(format!("{THREADS_VAR} lists no thread count")))
+    }
+}
+
+/// Runs the benchmark `make` builds in a pool of `threads` threads; its progress lines come
+/// back over a channel and go to `progress` as they arrive.
+fn run_on(
+    make: fn() -> Box<dyn MacroBench>,
+    config: MacroConfig,
+    threads: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<MacroReport, MacroError> {
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            par::with_threads(threads, move || {
+                let mut report = |m: &str| {
+                    let _ = tx.send(m.to_string());
+                };
+                make().run(&config, &mut report)
+            })
+        });
+        for line in rx {
+            progress(&line);
+        }
+        match worker.join() {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => Err(MacroError(e.to_string())),
+            Err(_) => Err(MacroError("the benchmark thread panicked".into())),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_counts_parse() {
+        assert_eq!(parse_counts("1,2, 1 ,2").unwrap(), vec![1, 2, 1, 2]);
+        assert!(parse_counts("1,0").is_err());
+        assert!(parse_counts("two").is_err());
+    }
+}

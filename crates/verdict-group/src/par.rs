@@ -1,0 +1,329 @@
+//! Data parallelism for the crates of this workspace, behind the `parallel` feature.
+//!
+//! Every helper here computes exactly what its serial counterpart computes, in the same order:
+//! group sums are exact, so splitting a multi-scalar multiplication into chunks and adding the
+//! partial sums gives the same element, and maps keep their input order. Without the feature,
+//! or inside a one-thread rayon pool, every helper runs the serial code itself (one chunk),
+//! so a caller needs no `cfg` of its own and the single-threaded path stays the reference.
+//!
+//! Nothing here draws randomness: callers that batch with random weights draw them serially
+//! first and hand only the pure work to these helpers, so the draw order never depends on the
+//! thread count.
+//!
+//! The thread count is rayon's: the global pool (one thread per core) unless the caller runs
+//! inside [`with_threads`] (or its own `rayon::ThreadPool::install`).
+
+use crate::Group;
+use crate::error::GroupError;
+
+/// Threads the helpers may use here: 1 without the `parallel` feature, otherwise the size of
+/// the current rayon pool.
+pub fn threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads().max(1)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+/// Whether the helpers would split work here (the feature is on and the pool has more than one
+/// thread).
+pub fn enabled() -> bool {
+    threads() > 1
+}
+
+/// How many chunks to split `len` items into: one per thread, but none smaller than `min`
+/// items (small inputs are not worth a thread hop, and a multi-scalar multiplication gets
+/// cheaper per term as it grows).
+pub fn chunk_count(len: usize, min: usize) -> usize {
+    (len / min.max(1)).clamp(1, threads())
+}
+
+/// `f` over consecutive chunks of `items` (see [`chunk_count`]), results in chunk order. One
+/// chunk (the whole slice) when not parallel.
+pub fn chunked<T, U, F>(items: &[T], min: usize, f: F) -> Vec<U>
+where
+    T: Sync,
+    U: Send,
+    F: Fn(&[T]) -> U + Sync + Send,
+{
+    let chunks = chunk_count(items.len(), min);
+    if chunks <= 1 {
+        return vec![f(items)];
+    }
+    let size = items.len().div_ceil(chunks);
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_chunks(size).map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.chunks(size).map(f).collect()
+    }
+}
+
+/// `f` over every item, results in input order (each item its own task: for items that are
+/// each a sizeable piece of work, such as one slot or one client's submission).
+pub fn map<T, U, F>(items: &[T], f: F) -> Vec<U>
+where
+    T: Sync,
+    U: Send,
+    F: Fn(&T) -> U + Sync + Send,
+{
+    #[cfg(feature = "parallel")]
+    if enabled() {
+        use rayon::prelude::*;
+        return items.par_iter().map(f).collect();
+    }
+    items.iter().map(f).collect()
+}
+
+/// `f` over every item, mutably, in place (see [`map`]).
+pub fn for_each_mut<T, F>(items: &mut [T], f: F)
+where
+    T: Send,
+    F: Fn(&mut T) + Sync + Send,
+{
+    #[cfg(feature = "parallel")]
+    if enabled() {
+        use rayon::prelude::*;
+        items.par_iter_mut().for_each(f);
+        return;
+    }
+    items.iter_mut().for_each(f);
+}
+
+/// `(a(), b())`, the two possibly at the same time.
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    #[cfg(feature = "parallel")]
+    if enabled() {
+        return rayon::join(a, b);
+    }
+    (a(), b())
+}
+
+/// Terms per chunk below which a variable-time MSM is not split (Pippenger's cost per term
+/// falls with the batch; below this a split costs more than it saves on two cores).
+const MSM_VARTIME_MIN: usize = 256;
+/// Terms per chunk below which a constant-time MSM is not split (Straus: roughly linear).
+const MSM_MIN: usize = 32;
+/// Scalar multiplications per chunk below which a batch is not split (each is tens of µs).
+const MUL_MIN: usize = 4;
+
+fn check_lengths(scalars: usize, points: usize) -> Result<(), GroupError> {
+    if scalars == points {
+        Ok(())
+    } else {
+        Err(GroupError::LengthMismatch {
+            left: scalars,
+            right: points,
+        })
+    }
+}
+
+/// [`Group::msm_vartime`], split into chunks computed in parallel and summed.
+pub fn msm_vartime<G: Group>(scalars: &[G::Scalar], points: &[G]) -> Result<G, GroupError> {
+    check_lengths(scalars.len(), points.len())?;
+    let idx: Vec<usize> = chunk_bounds(scalars.len(), MSM_VARTIME_MIN);
+    sum_chunks(&idx, |lo, hi| {
+        G::msm_vartime(&scalars[lo..hi], &points[lo..hi])
+    })
+}
+
+/// [`Group::msm`] (secret scalars, constant time), split into chunks computed in parallel and
+/// summed. Each chunk runs the backend's constant-time MSM; only the public chunk boundaries
+/// depend on the thread count.
+pub fn msm<G: Group>(scalars: &[G::Scalar], points: &[G]) -> Result<G, GroupError> {
+    check_lengths(scalars.len(), points.len())?;
+    let idx: Vec<usize> = chunk_bounds(scalars.len(), MSM_MIN);
+    sum_chunks(&idx, |lo, hi| G::msm(&scalars[lo..hi], &points[lo..hi]))
+}
+
+/// The start of every chunk of `len` items (plus `len` at the end).
+fn chunk_bounds(len: usize, min: usize) -> Vec<usize> {
+    let chunks = chunk_count(len, min);
+    let size = len.div_ceil(chunks).max(1);
+    let mut bounds: Vec<usize> = (0..len).step_by(size).collect();
+    bounds.push(len);
+    bounds
+}
+
+fn sum_chunks<G: Group>(
+    bounds: &[usize],
+    f: impl Fn(usize, usize) -> Result<G, GroupError> + Sync + Send,
+) -> Result<G, GroupError> {
+    if bounds.len() <= 2 {
+        let hi = bounds.last().copied().unwrap_or(0);
+        return f(0, hi);
+    }
+    let pairs: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    map(&pairs, |&(lo, hi)| f(lo, hi))
+        .into_iter()
+        .try_fold(G::identity(), |acc, part| Ok(acc + part?))
+}
+
+/// [`Group::mul_generator_encoded`] in parallel chunks (constant time, like the serial call).
+pub fn mul_generator_encoded<G: Group>(scalars: &[G::Scalar]) -> (Vec<G>, Vec<G::Repr>) {
+    concat(chunked(scalars, MUL_MIN, G::mul_generator_encoded))
+}
+
+/// [`Group::mul_each_encoded`] in parallel chunks (constant time, like the serial call).
+pub fn mul_each_encoded<G: Group>(bases: &[G], s: &G::Scalar) -> (Vec<G>, Vec<G::Repr>) {
+    concat(chunked(bases, MUL_MIN, |b| G::mul_each_encoded(b, s)))
+}
+
+/// [`Group::mul_many_vartime`] in parallel chunks (each chunk builds its own window table, so
+/// this only splits large batches).
+pub fn mul_many_vartime<G: Group>(base: &G, scalars: &[G::Scalar]) -> Vec<G> {
+    chunked(scalars, MSM_VARTIME_MIN, |s| base.mul_many_vartime(s))
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+fn concat<G: Group>(parts: Vec<(Vec<G>, Vec<G::Repr>)>) -> (Vec<G>, Vec<G::Repr>) {
+    let mut parts = parts.into_iter();
+    let Some((mut points, mut reprs)) = parts.next() else {
+        return (Vec::new(), Vec::new());
+    };
+    for (p, r) in parts {
+        points.extend(p);
+        reprs.extend(r);
+    }
+    (points, reprs)
+}
+
+/// Why [`with_threads`] could not run its closure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot build a pool of {threads} threads: {reason}")]
+pub struct PoolError {
+    /// The thread count asked for.
+    pub threads: usize,
+    /// rayon's explanation.
+    pub reason: String,
+}
+
+/// Runs `f` with the helpers limited to `threads` threads (a fresh rayon pool of that size).
+/// Without the `parallel` feature `f` simply runs (everything is serial anyway). For tests
+/// comparing thread counts and for benchmarks measuring scaling (`VERDICT_THREADS`).
+pub fn with_threads<T, F>(threads: usize, f: F) -> Result<T, PoolError>
+where
+    T: Send,
+    F: FnOnce() -> T + Send,
+{
+    #[cfg(feature = "parallel")]
+    {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build()
+            .map_err(|e| PoolError {
+                threads,
+                reason: e.to_string(),
+            })?;
+        Ok(pool.install(f))
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = threads;
+        Ok(f())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{P256, Ristretto255, Scalar};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    type S = <Ristretto255 as Group>::Scalar;
+
+    fn one_and_two<T: Send + PartialEq + core::fmt::Debug>(f: impl Fn() -> T + Send + Sync) -> T {
+        let one = with_threads(1, &f).unwrap();
+        let two = with_threads(2, &f).unwrap();
+        assert_eq!(one, two, "1 and 2 threads disagree");
+        one
+    }
+
+    #[test]
+    fn chunking_covers_every_item_once_in_order() {
+        let items: Vec<u32> = (0..1000).collect();
+        // The chunks differ with the thread count (that is the point); their concatenation not.
+        assert_eq!(
+            with_threads(1, || chunked(&items, 7, |c| c.len())).unwrap(),
+            vec![1000]
+        );
+        let two = with_threads(2, || chunked(&items, 7, |c| c.len())).unwrap();
+        assert_eq!(two.len(), if cfg!(feature = "parallel") { 2 } else { 1 });
+        let out = one_and_two(|| chunked(&items, 7, |c| c.to_vec()).concat());
+        assert_eq!(out, items);
+        let bounds = with_threads(2, || chunk_bounds(1000, 256)).unwrap();
+        assert_eq!(bounds.first(), Some(&0));
+        assert_eq!(bounds.last(), Some(&1000));
+        assert_eq!(
+            with_threads(1, || chunk_bounds(5, 256)).unwrap(),
+            vec![0, 5]
+        );
+        assert_eq!(with_threads(2, || chunk_count(10, 256)).unwrap(), 1);
+        assert_eq!(one_and_two(|| map(&items, |x| x * 2))[999], 1998);
+        let mut v = items.clone();
+        with_threads(2, || for_each_mut(&mut v, |x| *x += 1)).unwrap();
+        assert_eq!(v[0], 1);
+        assert_eq!(one_and_two(|| join(|| 1, || 2)), (1, 2));
+    }
+
+    #[test]
+    fn split_multiplications_equal_the_serial_ones() {
+        let mut rng = ChaCha20Rng::seed_from_u64(17);
+        let n = 600;
+        let scalars: Vec<S> = (0..n).map(|_| S::random(&mut rng)).collect();
+        let points: Vec<Ristretto255> = (0..n).map(|_| Ristretto255::random(&mut rng)).collect();
+        let serial = Ristretto255::msm_vartime(&scalars, &points).unwrap();
+        assert_eq!(
+            one_and_two(|| msm_vartime(&scalars, &points).unwrap()),
+            serial
+        );
+        let ct = Ristretto255::msm(&scalars, &points).unwrap();
+        assert_eq!(one_and_two(|| msm(&scalars, &points).unwrap()), ct);
+        assert!(one_and_two(|| msm_vartime(&scalars[1..], &points).is_err()));
+        let (p, r) = Ristretto255::mul_generator_encoded(&scalars[..40]);
+        assert_eq!(
+            one_and_two(|| mul_generator_encoded(&scalars[..40])),
+            (p, r)
+        );
+        let (p, r) = Ristretto255::mul_each_encoded(&points[..40], &scalars[0]);
+        assert_eq!(
+            one_and_two(|| mul_each_encoded(&points[..40], &scalars[0])),
+            (p, r)
+        );
+        let many = points[0].mul_many_vartime(&scalars);
+        assert_eq!(one_and_two(|| mul_many_vartime(&points[0], &scalars)), many);
+        // The same on P-256 (arkworks), another backend.
+        type Q = <P256 as Group>::Scalar;
+        let qs: Vec<Q> = (0..300).map(|_| Q::random(&mut rng)).collect();
+        let qp: Vec<P256> = (0..300).map(|_| P256::random(&mut rng)).collect();
+        let serial = P256::msm_vartime(&qs, &qp).unwrap();
+        assert_eq!(one_and_two(|| msm_vartime(&qs, &qp).unwrap()), serial);
+    }
+
+    #[test]
+    fn empty_inputs() {
+        let none: [S; 0] = [];
+        let id = one_and_two(|| msm_vartime::<Ristretto255>(&none, &[]).unwrap());
+        assert!(id.is_identity());
+        assert_eq!(
+            one_and_two(|| mul_generator_encoded::<Ristretto255>(&none).0.len()),
+            0
+        );
+    }
+}
