@@ -16,7 +16,7 @@ use verdict_proto::sim::Simulator;
 use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{Event, MessageError, Mode, Verification};
 
-use common::{policy, quiet_net};
+use common::{nobody_blamed, policy, quiet_net, rounds_completed};
 
 type Hg = HashingGenerator<Ristretto255>;
 
@@ -38,23 +38,6 @@ fn session(mode: Mode, seed: u64) -> (Simulator<Hg>, Rc<RefCell<bool>>) {
     }));
     sim.start();
     (sim, cut)
-}
-
-fn rounds_completed(sim: &Simulator<Hg>, who: usize) -> Vec<u64> {
-    sim.events_of(Party::Client(ClientId(who as u32)))
-        .filter_map(|e| match e {
-            Event::RoundComplete { round, .. } => Some(*round),
-            _ => None,
-        })
-        .collect()
-}
-
-fn nobody_blamed(sim: &Simulator<Hg>) {
-    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
-    for j in 0..M {
-        let who = Party::Server(ServerId(j as u32));
-        assert!(sim.exclusions(who).is_empty(), "{who} excluded someone");
-    }
 }
 
 /// Runs two rounds, cuts client `OFF` off for three more (client 1 posts meanwhile), restores

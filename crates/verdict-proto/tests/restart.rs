@@ -18,7 +18,7 @@ use verdict_proto::{
     Checkpoint, Client, Event, MessageError, Mode, ResumeError, SetupSeed, Verification,
 };
 
-use common::{policy, quiet_net};
+use common::{nobody_blamed, policy, quiet_net, rounds_completed};
 
 type Hg = HashingGenerator<Ristretto255>;
 
@@ -51,36 +51,6 @@ fn session(mode: Mode, seed: u64) -> (Simulator<Hg>, Rc<RefCell<Link>>) {
     }));
     sim.start();
     (sim, link)
-}
-
-fn rounds_completed(sim: &Simulator<Hg>, who: usize) -> Vec<u64> {
-    sim.events_of(Party::Client(ClientId(who as u32)))
-        .filter_map(|e| match e {
-            Event::RoundComplete { round, .. } => Some(*round),
-            _ => None,
-        })
-        .collect()
-}
-
-/// No halt, no exclusion, no verdict naming anyone, at any participant.
-fn nobody_blamed(sim: &Simulator<Hg>) {
-    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
-    for j in 0..M {
-        let who = Party::Server(ServerId(j as u32));
-        assert!(sim.exclusions(who).is_empty(), "{who} excluded someone");
-        for e in sim.events_of(who) {
-            assert!(
-                !matches!(
-                    e,
-                    Event::Verdict {
-                        culprit: Some(_),
-                        ..
-                    }
-                ),
-                "{who}: {e:?}"
-            );
-        }
-    }
 }
 
 /// Runs two rounds, takes client `OFF` down for `away` rounds (client 1 posts meanwhile),
