@@ -34,7 +34,7 @@ use crate::error::{ConfigError, MessageError, SetupFailure, WireError};
 use crate::event::Transmit;
 use crate::keys::SecretKeys;
 use crate::schedule::Schedule;
-use crate::slot::{Accusation, OpenSlot, SlotKind, accusation_len};
+use crate::slot::{Accusation, OpenSlot, accusation_len};
 use crate::suite::ProtoSuite;
 use crate::wire::{Envelope, Kind, SharedBytes, Writer, reader};
 
@@ -128,7 +128,7 @@ impl Checkpoint {
         for (round, open) in &self.sent {
             w.u64(*round).count(open.len());
             for o in open {
-                w.u8(o.kind as u8).u32(o.slot).u64(o.len as u64);
+                o.write(&mut w);
             }
         }
         w.finish()
@@ -162,21 +162,15 @@ impl Checkpoint {
             if at > round || sent.last().is_some_and(|(prev, _)| *prev >= at) {
                 return Err(WireError::Invalid("checkpoint rounds"));
             }
-            // Each slot takes 13 bytes: the count is bounded by what is left.
-            let n = r.count_sized(13)?;
+            // The count is bounded by what is left of the input.
+            let n = r.count_sized(OpenSlot::ENCODED_LEN)?;
             let mut open = Vec::with_capacity(n);
             for _ in 0..n {
-                let kind = match r.u8()? {
-                    0 => SlotKind::Xor,
-                    1 => SlotKind::Verifiable,
-                    _ => return Err(WireError::Invalid("checkpoint slot kind")),
-                };
-                let slot = r.u32()?;
-                let len = usize::try_from(r.u64()?)
-                    .ok()
-                    .filter(|l| *l <= MAX_SLOT_LEN)
-                    .ok_or(WireError::Invalid("checkpoint slot length"))?;
-                open.push(OpenSlot { kind, slot, len });
+                let o = OpenSlot::read(&mut r)?;
+                if o.len > MAX_SLOT_LEN {
+                    return Err(WireError::Invalid("checkpoint slot length"));
+                }
+                open.push(o);
             }
             sent.push((at, open));
         }

@@ -34,3 +34,27 @@ pub struct OpenSlot {
     /// Capacity in plaintext bytes.
     pub len: usize,
 }
+
+impl OpenSlot {
+    /// Bytes of [`OpenSlot::write`]'s encoding.
+    pub(crate) const ENCODED_LEN: usize = 13;
+
+    /// `u8(kind: 0 XOR, 1 verifiable) ‖ u32le(slot) ‖ u64le(len)`, as a round result and a
+    /// client checkpoint carry it.
+    pub(crate) fn write(&self, w: &mut crate::wire::Writer) {
+        w.u8(self.kind as u8).u32(self.slot).u64(self.len as u64);
+    }
+
+    /// Reads [`OpenSlot::write`]'s encoding.
+    pub(crate) fn read(r: &mut crate::wire::Reader<'_>) -> Result<Self, crate::error::WireError> {
+        use crate::error::WireError;
+        let kind = match r.u8()? {
+            0 => SlotKind::Xor,
+            1 => SlotKind::Verifiable,
+            _ => return Err(WireError::Invalid("slot kind")),
+        };
+        let slot = r.u32()?;
+        let len = usize::try_from(r.u64()?).map_err(|_| WireError::Invalid("slot length"))?;
+        Ok(Self { kind, slot, len })
+    }
+}

@@ -3,7 +3,7 @@
 
 use verdict_dcnet::ClientId;
 
-use super::{OpenSlot, SlotKind};
+use super::OpenSlot;
 use crate::error::{ExclusionReason, WireError};
 use crate::wire::Writer;
 
@@ -56,7 +56,8 @@ impl RoundResult {
         w.u64(self.round).u32(self.roster).raw(&bitmap);
         w.count(self.slots.len());
         for ((s, out), next) in self.slots.iter().zip(&self.next_lens) {
-            w.u8(s.kind as u8).u32(s.slot).u64(s.len as u64).u32(*next);
+            s.write(&mut w);
+            w.u32(*next);
             match out {
                 SlotOutput::Empty => w.u8(0),
                 SlotOutput::Message(m) => w.u8(1).bytes(m),
@@ -93,13 +94,7 @@ impl RoundResult {
         let mut slots = Vec::with_capacity(n);
         let mut next_lens = Vec::with_capacity(n);
         for _ in 0..n {
-            let kind = match r.u8()? {
-                0 => SlotKind::Xor,
-                1 => SlotKind::Verifiable,
-                _ => return Err(WireError::Invalid("slot kind")),
-            };
-            let slot = r.u32()?;
-            let len = usize::try_from(r.u64()?).map_err(|_| WireError::Invalid("slot length"))?;
+            let open = OpenSlot::read(&mut r)?;
             next_lens.push(r.u32()?);
             let out = match r.u8()? {
                 0 => SlotOutput::Empty,
@@ -107,7 +102,7 @@ impl RoundResult {
                 2 => SlotOutput::Corrupt(r.bytes()?.to_vec()),
                 _ => return Err(WireError::Invalid("slot output tag")),
             };
-            slots.push((OpenSlot { kind, slot, len }, out));
+            slots.push((open, out));
         }
         let e = r.count()?;
         let mut excluded = Vec::with_capacity(e);
@@ -151,7 +146,7 @@ mod tests {
     #[test]
     fn round_results_round_trip_and_reject_garbage() {
         let open = OpenSlot {
-            kind: SlotKind::Xor,
+            kind: crate::slot::SlotKind::Xor,
             slot: 7,
             len: 64,
         };
