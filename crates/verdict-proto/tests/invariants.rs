@@ -326,8 +326,9 @@ fn run<S: ProtoSuite>(case: &Case) {
         let halted = honest_servers.iter().all(|&j| {
             sim.server(j as usize).unwrap().phase() == verdict_proto::ServerPhase::Halted
         });
-        // Restarted clients get three rounds back before the end, to catch up and post.
-        let done = round >= rounds && back_at.is_some_and(|b| round >= b + 3);
+        // Restarted clients get rounds to catch up and post: their slot closed while they were
+        // down (idle), and the rotating pointer reopens it within `n` rounds.
+        let done = round >= rounds && back_at.is_some_and(|b| round >= b + 3 + case.n as u64);
         if done || halted || sim.now() > deadline || !sim.step() {
             break;
         }
@@ -676,6 +677,23 @@ fn a_server_undoing_its_own_clients_disruption_disrupts_nothing() {
         clients: [(0, ClientAttack::Crash), (3, ClientAttack::Inject)].into(),
         servers: [(3, ServerAttack::WrongAggregate)].into(),
         seed: 0,
+    };
+    run::<HashingGenerator<Ristretto255>>(&case);
+}
+
+/// Found by the property tests (a harness bound, not a protocol fault): a restarted client's
+/// slot had closed while it was down, and the run ended before the rotating pointer reopened
+/// it, so its message "never arrived". Runs now give a restarted client `n` more rounds.
+#[test]
+fn a_restarted_clients_message_arrives_once_its_slot_reopens() {
+    let case = Case {
+        m: 1,
+        n: 9,
+        mode: Mode::Verifiable(Verification::Lazy),
+        window: Window::Timeout,
+        clients: [(2, ClientAttack::Restart), (4, ClientAttack::Crash)].into(),
+        servers: BTreeMap::new(),
+        seed: 4055121432344009150,
     };
     run::<HashingGenerator<Ristretto255>>(&case);
 }
