@@ -21,7 +21,10 @@ pub mod wire;
 #[doc = include_str!("../docs/notes-proto.md")]
 pub mod notes {}
 
-pub use client::{Checkpoint, Client, ClientPhase, ResumeError, SetupCache, SetupSeed};
+pub use client::{
+    Checkpoint, Client, ClientPhase, LeftOutStreak, ResumeError, SetupCache, SetupSeed,
+    SwitchError, next_upstream,
+};
 pub use config::{GroupConfig, Member, Registered, generate_group};
 pub use error::SetupFailure;
 pub use error::{ApiError, ConfigError, ExclusionReason, MessageError, ServerFault, WireError};

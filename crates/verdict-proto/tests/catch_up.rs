@@ -163,9 +163,9 @@ fn count_outputs_to(sim: &mut Simulator<Hg>, client: usize, below: u64) -> Count
     count
 }
 
-/// A server answers each client's catch-up at most once per round, only its own clients, only
-/// with an empty payload, and only from rounds it still keeps — so a client cannot turn the
-/// request into an amplifier.
+/// A server answers each client's catch-up at most once per round, only with an empty payload,
+/// and only from rounds it still keeps — so a client cannot turn the request into an
+/// amplifier. Any server answers (a client may move to it, protocol §7.4): once each.
 #[test]
 fn catch_up_requests_are_bounded() {
     let (mut sim, _) = session(Mode::Verifiable(Verification::Eager), 4);
@@ -184,12 +184,18 @@ fn catch_up_requests_are_bounded() {
     let req = catch_up_request(&sim, 1, 0, Vec::new());
     sim.inject(from, to_up, req.clone());
     sim.inject(from, to_up, catch_up_request(&sim, 1, 0, Vec::new()));
-    // Not its upstream; a payload where there is none.
+    // Not its upstream (which serves it from now on, once as well); a payload where there
+    // is none.
+    sim.inject(from, to_other, req.clone());
     sim.inject(from, to_other, req);
     sim.inject(from, to_up, catch_up_request(&sim, 1, 1, vec![1]));
     // The requests arrive within round 3 (one 10 ms hop); run on into later rounds.
     sim.run_rounds(6, Duration::from_secs(120));
-    assert_eq!(*outputs.borrow(), 3, "rounds 0–2 resent once, no more");
+    assert_eq!(
+        *outputs.borrow(),
+        6,
+        "rounds 0–2 resent once by each server, no more"
+    );
     let at_up = rejections(&sim, up.0);
     assert!(
         at_up.iter().any(|e| matches!(
@@ -211,7 +217,7 @@ fn catch_up_requests_are_bounded() {
     assert!(
         at_other.iter().any(|e| matches!(
             e,
-            MessageError::Unexpected {
+            MessageError::Duplicate {
                 kind: "catch-up request",
                 ..
             }

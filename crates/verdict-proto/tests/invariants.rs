@@ -9,7 +9,7 @@
 //! (c) every delivered message is exactly what an honest owner submitted, delivered once;
 //! (d) every disruptor is excluded within a bounded number of rounds, or a server is halted
 //!     with evidence; when nothing halted and the window policy has a deadline, every honest
-//!     message is delivered;
+//!     message is delivered — also a censored client's, which moves to another upstream;
 //! (e) no panic, and every honest server's memory stays within a bound set by the group size;
 //! (f) set-up leaves out exactly the clients that never sent their set-up message.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -63,6 +63,10 @@ enum ServerAttack {
     Crash,
     /// Cuts the next server off (sends it nothing) from round 1.
     Withhold,
+    /// Drops every submission of one honest sender (its own client if it has one): nobody can
+    /// be named for that; the client moves to another upstream after two rounds left out,
+    /// and its messages must still get through.
+    Censor,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -173,6 +177,20 @@ impl Case {
             .collect()
     }
 
+    /// The honest, always-online client censoring server `j` silences: one of its own if it
+    /// has one (client `i`'s roster upstream is server `i mod m`).
+    fn censored_by(&self, j: u32) -> u32 {
+        let online: Vec<u32> = (0..self.n as u32)
+            .filter(|i| !self.clients.contains_key(i))
+            .collect();
+        online
+            .iter()
+            .copied()
+            .find(|i| i % self.m as u32 == j)
+            .or_else(|| online.first().copied())
+            .unwrap_or(0)
+    }
+
     fn honest_servers(&self) -> Vec<u32> {
         (0..self.m as u32)
             .filter(|j| !self.servers.contains_key(j))
@@ -231,6 +249,10 @@ impl Case {
                     victim: ServerId((j + 1) % self.m as u32),
                     from_round: 1,
                 },
+                ServerAttack::Censor => Adversary::CensoringServer {
+                    server,
+                    client: ClientId(self.censored_by(j)),
+                },
             });
         }
         out
@@ -253,6 +275,9 @@ fn run<S: ProtoSuite>(case: &Case) {
     for a in case.adversaries() {
         sim.add_adversary(a);
     }
+    // As the node's client driver: two certified rounds in a row without its submission, and
+    // a client moves to the next server.
+    sim.switch_after_left_out(Some(2));
     let restarting = case.restarting();
     for &i in &restarting {
         sim.make_restartable(i as usize).unwrap();
@@ -488,7 +513,7 @@ const CLIENT_ATTACKS: [ClientAttack; 9] = [
     ClientAttack::Restart,
 ];
 
-const SERVER_ATTACKS: [ServerAttack; 10] = [
+const SERVER_ATTACKS: [ServerAttack; 11] = [
     ServerAttack::Lie,
     ServerAttack::Deceive,
     ServerAttack::Equivocate,
@@ -499,6 +524,7 @@ const SERVER_ATTACKS: [ServerAttack; 10] = [
     ServerAttack::Dissent,
     ServerAttack::Crash,
     ServerAttack::Withhold,
+    ServerAttack::Censor,
 ];
 
 /// A random case: `bad_c` / `bad_s` pick who misbehaves and how (at least two honest online

@@ -37,10 +37,12 @@ mod rebuttal;
 mod resume;
 mod setup;
 mod submit;
+mod upstream;
 
 use rebuttal::Defence;
 pub use resume::{Checkpoint, ResumeError, SetupSeed};
 pub use setup::SetupCache;
+pub use upstream::{LeftOutStreak, SwitchError, next_upstream};
 
 /// What a client is waiting for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -415,7 +417,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             Kind::SetupTranscript if from == Party::Server(self.upstream) => {
                 self.on_setup_transcript(&msg)
             }
-            Kind::RoundOutput if from == Party::Server(self.upstream) => self.on_output(&msg),
+            // From any server: an output carries every server's signature (and after a move
+            // to another upstream, the old one may still send one).
+            Kind::RoundOutput => self.on_output(&msg),
             Kind::RebuttalRequest => self.on_rebuttal_request(&msg),
             _ => Err(MessageError::Unexpected {
                 from,

@@ -30,6 +30,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let sigs = r.byte_slices().map_err(|e| malformed(e.into()))?;
         r.finish().map_err(|e| malformed(e.into()))?;
         let result = RoundResult::from_bytes(bytes).map_err(malformed)?;
+        if result.round < ready.round && env.header().round == result.round {
+            // An output we already have (a second server's copy, or a catch-up overlapping
+            // what arrived live): nothing to do.
+            return Ok(());
+        }
         if result.round != ready.round || env.header().round != ready.round {
             let awaited = ready.round;
             if result.round > awaited && ready.asked != Some(awaited) {

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, RngCore, SeedableRng};
 use thiserror::Error;
-use verdict_dcnet::{ClientId, MAX_SLOT_LEN, Party, SessionId};
+use verdict_dcnet::{ClientId, MAX_SLOT_LEN, Party, ServerId, SessionId};
 use zeroize::Zeroizing;
 
 use crate::config::GroupConfig;
@@ -43,7 +43,7 @@ use super::{Client, Ready, State};
 /// The blake3 key-derivation context of the set-up RNG's seed.
 const SETUP_SEED_CONTEXT: &str = "verdict-proto/client-setup-seed/v1";
 /// The first bytes of an encoded [`Checkpoint`] (its format and version).
-const CHECKPOINT_TAG: &[u8] = b"verdict-proto/client-checkpoint/v1";
+const CHECKPOINT_TAG: &[u8] = b"verdict-proto/client-checkpoint/v2";
 
 /// The 32-byte secret from which a client derives its pseudonym key and set-up secrets
 /// ([`Client::new_seeded`]). Anyone holding it can link the client to its slot: keep it like
@@ -99,6 +99,8 @@ pub struct Checkpoint {
     /// The slots open in each recent round we submitted to (public: every participant derives
     /// them), which a rebuttal about that round needs.
     sent: Vec<(u64, Vec<OpenSlot>)>,
+    /// The server the client submits to (it may have moved off the roster's).
+    upstream: ServerId,
 }
 
 /// Rounds of open slots a checkpoint keeps (the client keeps as many, see `Ready::sent`).
@@ -112,7 +114,8 @@ impl Checkpoint {
 
     /// `CHECKPOINT_TAG ‖ u64le(round) ‖ bytes(schedule state) ‖ u8(0) | u8(1) ‖ Accusation ‖
     /// u8(0) | u8(1) ‖ bytes(submission envelope) ‖ u32le(rounds) ‖ per round: u64le(round) ‖
-    /// u32le(slots) ‖ per slot: u8(kind: 0 XOR, 1 verifiable) ‖ u32le(slot) ‖ u64le(len)`.
+    /// u32le(slots) ‖ per slot: u8(kind: 0 XOR, 1 verifiable) ‖ u32le(slot) ‖ u64le(len) ‖
+    /// u32le(upstream)`.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.raw(CHECKPOINT_TAG).u64(self.round).bytes(&self.schedule);
@@ -131,6 +134,7 @@ impl Checkpoint {
                 o.write(&mut w);
             }
         }
+        w.u32(self.upstream.0);
         w.finish()
     }
 
@@ -174,6 +178,7 @@ impl Checkpoint {
             }
             sent.push((at, open));
         }
+        let upstream = ServerId(r.u32()?);
         r.finish()?;
         Ok(Self {
             round,
@@ -181,6 +186,7 @@ impl Checkpoint {
             accusation,
             submission,
             sent,
+            upstream,
         })
     }
 }
@@ -233,6 +239,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 .iter()
                 .map(|(r, (open, _))| (*r, open.clone()))
                 .collect(),
+            upstream: self.upstream,
         })
     }
 
@@ -306,6 +313,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 "checkpoint slot index",
             )));
         }
+        if checkpoint.upstream.index() >= client.config.num_servers() {
+            return Err(ResumeError::Checkpoint(WireError::Invalid(
+                "checkpoint upstream",
+            )));
+        }
         let State::Setup { secrets } = &mut client.state else {
             return Err(ResumeError::Checkpoint(WireError::Invalid("client state")));
         };
@@ -323,9 +335,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             .map(|(r, open)| (*r, (open.clone(), Zeroizing::new(Vec::new()))))
             .collect();
         client.state = State::Ready(Box::new(ready));
+        client.upstream = checkpoint.upstream;
         if let Some(sub) = &checkpoint.submission {
             client.transmits.push_back(Transmit {
-                to: upstream,
+                to: Party::Server(client.upstream),
                 bytes: Arc::clone(sub),
             });
         }

@@ -30,7 +30,8 @@ pub(crate) struct Core<S: ProtoSuite, R> {
     pub(crate) config: GroupConfig<S>,
     pub(crate) session: SessionId,
     pub(crate) rng: R,
-    /// This server's clients.
+    /// The clients this server serves: the roster's at first, then as clients move between
+    /// upstreams (see `round/upstream.rs`). Set-up serves the roster's.
     pub(crate) clients: BTreeSet<ClientId>,
     pub(crate) excluded: BTreeSet<ClientId>,
     /// Clients absent at set-up (also in `excluded` once set-up completes).

@@ -154,6 +154,16 @@ pub enum Adversary {
         /// The round.
         round: u64,
     },
+    /// Drops every submission `client` sends it (the client is never in its inventory). It
+    /// cannot be caught — nothing the client holds proves it sent anything — so the remedy is
+    /// the client's: certified outputs show it was left out, and it moves to another upstream
+    /// ([`Simulator::switch_after_left_out`]).
+    CensoringServer {
+        /// The server.
+        server: ServerId,
+        /// The client it silences.
+        client: ClientId,
+    },
 }
 
 impl<S: ProtoSuite> Simulator<S> {
@@ -234,6 +244,11 @@ impl<S: ProtoSuite> Simulator<S> {
                     return None;
                 }
                 (Adversary::AbsentClient { client }, Party::Client(c)) if c == client => {
+                    return None;
+                }
+                (Adversary::CensoringServer { server, client }, Party::Client(c))
+                    if c == client && to == Party::Server(server) && h.kind == Kind::Submission =>
+                {
                     return None;
                 }
                 (Adversary::LateClient { client, round }, Party::Client(c))

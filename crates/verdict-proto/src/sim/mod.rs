@@ -28,6 +28,7 @@ use crate::suite::ProtoSuite;
 mod adversary;
 mod durable;
 mod restart;
+mod upstream;
 
 #[cfg(feature = "adversary")]
 pub use adversary::Adversary;
@@ -118,6 +119,8 @@ pub struct Simulator<S: ProtoSuite> {
     histories: durable::Histories,
     /// What restartable clients keep on disk.
     disks: durable::Disks,
+    /// When clients move to another upstream on their own.
+    upstream_policy: upstream::UpstreamPolicy,
 }
 
 impl<S: ProtoSuite> core::fmt::Debug for Simulator<S> {
@@ -241,6 +244,7 @@ impl<S: ProtoSuite> Simulator<S> {
             messages: 0,
             histories: durable::Histories::default(),
             disks: durable::Disks::default(),
+            upstream_policy: upstream::UpstreamPolicy::default(),
         };
         Ok(sim)
     }
@@ -391,12 +395,18 @@ impl<S: ProtoSuite> Simulator<S> {
                 }
             }
             Party::Client(c) => {
+                let m = self.servers.len();
                 if let Some(cl) = self.clients.get_mut(c.index()) {
-                    while let Some(t) = cl.poll_transmit() {
-                        out.push(t);
-                    }
                     while let Some(e) = cl.poll_event() {
                         events.push(e);
+                    }
+                    // As a node's driver: left out too often, the client moves (what the
+                    // move sends goes out with the rest).
+                    if let Some(to) = self.upstream_policy.react(c, cl.upstream(), m, &events) {
+                        let _ = cl.switch_upstream(to);
+                    }
+                    while let Some(t) = cl.poll_transmit() {
+                        out.push(t);
                     }
                 }
             }

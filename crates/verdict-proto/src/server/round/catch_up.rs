@@ -1,4 +1,4 @@
-//! Catch-up: a client whose link dropped asks its upstream server for the certified outputs it
+//! Catch-up: a client whose link dropped asks its upstream server (or the server it moves to) for the certified outputs it
 //! missed, and the server resends them as they were first sent.
 //!
 //! A client processes round outputs strictly in order (each one advances its schedule: which
@@ -49,15 +49,9 @@ impl<S: ProtoSuite> Running<S> {
         from: u64,
     ) {
         let current = self.round.number;
-        if !core.clients.contains(&c) {
-            // Only a client's upstream holds its place in the session.
-            core.reject(MessageError::Unexpected {
-                from: Party::Client(c),
-                kind: Kind::CatchUp.name(),
-                round: from,
-            });
-            return;
-        }
+        // Any rostered client may ask (an excluded one too: the output that excluded it may
+        // be what it missed); one that moved here is ours from now on.
+        self.contacted_by(core, c);
         if from >= current {
             // Nothing certified was missed (the link dropped within a round): nothing to send.
             return;

@@ -63,6 +63,7 @@ impl<S: ProtoSuite> Running<S> {
     /// Every server signed our output: send it to our clients, archive what blame needs, and
     /// open the next round.
     fn certify<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) -> Result<(), Stop> {
+        self.settle_upstreams(core);
         let clients: Vec<ClientId> = core.clients.iter().copied().collect();
         let now = core.now;
         let m = core.config.num_servers();

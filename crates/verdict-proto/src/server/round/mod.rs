@@ -2,7 +2,7 @@
 //! the construction of a round from the schedule.
 
 use core::time::Duration;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, DcError, Party};
@@ -23,6 +23,7 @@ mod inventory;
 mod reveal;
 mod submission;
 mod union;
+mod upstream;
 
 impl<S: ProtoSuite> Running<S> {
     /// Routes a round or blame message (verified, tracked) to its handler, with its sender
@@ -71,8 +72,8 @@ impl<S: ProtoSuite> Running<S> {
         if !blame_kind && h.round == current + 1 {
             // Nobody can be more than one round ahead (certifying a round needs our
             // signature; further is refused as a step of a round that cannot exist). Kept per
-            // sender, as received: a server's few step messages, one submission per own
-            // client.
+            // sender, as received: a server's few step messages, one submission per
+            // rostered client (any of them may move to us).
             match h.sender {
                 Party::Server(j) => {
                     let held = self.future.servers.entry(j).or_default();
@@ -82,11 +83,7 @@ impl<S: ProtoSuite> Running<S> {
                     held.push(msg);
                     return Ok(());
                 }
-                Party::Client(c)
-                    if h.kind == Kind::Submission
-                        && core.clients.contains(&c)
-                        && !core.excluded.contains(&c) =>
-                {
+                Party::Client(c) if h.kind == Kind::Submission && !core.excluded.contains(&c) => {
                     if self.future.clients.get(&c).is_some_and(|prev| prev != &msg) {
                         core.reject(MessageError::Duplicate {
                             from: h.sender,
@@ -226,6 +223,7 @@ pub(crate) fn new_round<S: ProtoSuite>(
         inventories: (0..m).map(|_| None).collect(),
         accepted: BTreeMap::new(),
         upstream: BTreeMap::new(),
+        contacted: BTreeSet::new(),
         forwarded: Vec::new(),
         excluded_now: Vec::new(),
         my_cts: None,

@@ -88,7 +88,9 @@ impl<S: ProtoSuite> Running<S> {
     ) -> Result<(), Stop> {
         let from = Party::Client(c);
         let round = msg.header().round;
-        if !core.clients.contains(&c) || core.excluded.contains(&c) {
+        // Any rostered client (the router checked its signature) may submit to us: one that
+        // moved here is ours from now on, even if it comes too late for this window.
+        if core.excluded.contains(&c) {
             core.reject(MessageError::Unexpected {
                 from,
                 kind: "submission",
@@ -96,6 +98,7 @@ impl<S: ProtoSuite> Running<S> {
             });
             return Ok(());
         }
+        self.contacted_by(core, c);
         if self.round.step != RoundStep::Collecting {
             core.reject(MessageError::Unexpected {
                 from,

@@ -4,7 +4,7 @@
 
 use core::ops::Range;
 use core::time::Duration;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use verdict_dcnet::{ClientId, ServerId};
@@ -151,6 +151,8 @@ pub(super) struct Round<S: ProtoSuite> {
     pub(super) accepted: BTreeMap<ClientId, Submitted<S>>,
     /// The server whose inventory each accepted client's submission is counted from.
     pub(super) upstream: BTreeMap<ClientId, ServerId>,
+    /// Clients that sent us a submission or a catch-up this round (see `round/upstream.rs`).
+    pub(super) contacted: BTreeSet<ClientId>,
     pub(super) forwarded: Vec<Forwarded<S>>,
     pub(super) excluded_now: Vec<(ClientId, ExclusionReason, Vec<SharedBytes>)>,
     pub(super) my_cts: Option<Vec<u8>>,
