@@ -113,9 +113,26 @@ pub struct RunArgs {
     /// Jam every XOR slot from this round on (a demonstration of hybrid-mode blame).
     #[arg(long, hide = true)]
     pub jam_from_round: Option<u64>,
+    /// Servers: drop every submission of this client unseen (a censoring server: a
+    /// demonstration of clients moving to another upstream).
+    #[arg(long, hide = true, value_name = "I")]
+    pub censor_client: Option<u32>,
+    /// Servers: from round R on, drop client I's link and refuse its connections (`I:R`; a
+    /// server that cuts a client off: a demonstration of clients moving to another upstream).
+    #[arg(long, hide = true, value_name = "I:R", value_parser = parse_cut)]
+    pub cut_client: Option<(u32, u64)>,
     /// Exit when the parent process exits (set by `verdict local`: no orphans).
     #[arg(long, hide = true)]
     pub watch_parent: bool,
+}
+
+/// `I:R` (a client index and a round).
+fn parse_cut(s: &str) -> Result<(u32, u64), String> {
+    let (c, r) = s.split_once(':').ok_or("expected I:R")?;
+    Ok((
+        c.parse().map_err(|e| format!("client index: {e}"))?,
+        r.parse().map_err(|e| format!("round: {e}"))?,
+    ))
 }
 
 /// Sets up `tracing` to stderr.
@@ -219,7 +236,11 @@ async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
         match (me, server) {
             (Party::Server(id), true) => {
                 let data = args.data.clone().ok_or_else(|| NodeError::Usage("a server needs --data DIR".into()))?;
-                crate::driver::server::run::<S>(group, ServerId(id.0), key, &data, metrics, shutdown).await
+                let faults = crate::driver::server::Faults {
+                    censor: args.censor_client.map(ClientId),
+                    cut: args.cut_client.map(|(c, r)| (ClientId(c), r)),
+                };
+                crate::driver::server::run::<S>(group, ServerId(id.0), key, &data, faults, metrics, shutdown).await
             }
             (Party::Client(id), false) => {
                 let jammer = args.jam_from_round.map(|from| crate::driver::jammer::Jammer { from });

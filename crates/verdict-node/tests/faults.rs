@@ -77,10 +77,19 @@ impl Group {
         server_timeout: u64,
         window_ms: u64,
     ) -> Self {
-        Self::build(name, servers, clients, server_timeout, window_ms, true)
+        Self::build(
+            name,
+            servers,
+            clients,
+            server_timeout,
+            window_ms,
+            true,
+            &|_| Vec::new(),
+        )
     }
 
-    /// The group's files and servers; its clients too if `spawn_clients`.
+    /// The group's files and servers (server `j` with the extra arguments `server_args(j)`);
+    /// its clients too if `spawn_clients`.
     fn build(
         name: &str,
         servers: usize,
@@ -88,6 +97,7 @@ impl Group {
         server_timeout: u64,
         window_ms: u64,
         spawn_clients: bool,
+        server_args: &dyn Fn(usize) -> Vec<std::ffi::OsString>,
     ) -> Self {
         let dir = std::env::temp_dir().join(format!("verdict-test-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -105,7 +115,7 @@ impl Group {
             servers,
         };
         for j in 0..servers {
-            g.spawn_server(j);
+            g.spawn_server_with(j, server_args(j));
         }
         if spawn_clients {
             for i in 0..clients {
@@ -142,6 +152,10 @@ impl Group {
     }
 
     fn spawn_server(&mut self, j: usize) {
+        self.spawn_server_with(j, Vec::new());
+    }
+
+    fn spawn_server_with(&mut self, j: usize, extra: Vec<std::ffi::OsString>) {
         let (g, k, d) = (
             self.group.clone(),
             self.dir.join(format!("s{j}.key")),
@@ -159,7 +173,10 @@ impl Group {
                 d.into(),
                 // Port 0: the server reports the address it bound (`{"event": "metrics"}`).
                 "--metrics=127.0.0.1:0".into(),
-            ],
+            ]
+            .into_iter()
+            .chain(extra)
+            .collect(),
         );
     }
 
@@ -390,12 +407,65 @@ fn killed_client_does_not_stall_rounds() {
     assert!(later, "rounds stopped after the client was killed");
 }
 
+/// Waits for client c0 to move to server 1 for `reason`, posts `message` from it, and checks
+/// that c0 and client `other` see it delivered, that nobody is blamed, and that c0 moved once
+/// (the rounds it then catches up on, each of which left it out, must not move it again).
+fn moves_once_and_gets_through(g: &mut Group, reason: &str, message: &str, other: &str) {
+    let moved = g
+        .wait_for(Duration::from_secs(60), |l| {
+            l.who == "c0" && event(l) == "moved_upstream"
+        })
+        .expect("c0 never moved");
+    assert_eq!(
+        (moved["from"].as_u64(), moved["to"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(moved["reason"], reason);
+    g.say(0, message);
+    for who in ["c0", other] {
+        assert!(
+            all_delivered(g, who, &[message.into()], Duration::from_secs(60)),
+            "{who} never saw c0's message"
+        );
+    }
+    let count = |f: &dyn Fn(&Line) -> bool| g.seen.iter().filter(|l| f(l)).count();
+    let blamed = count(&|l| matches!(event(l), "excluded" | "verdict" | "halted"));
+    assert_eq!(blamed, 0, "somebody was blamed");
+    assert_eq!(count(&|l| l.who == "c0" && event(l) == "moved_upstream"), 1);
+}
+
+/// Server 0 drops every submission of its client c0 (a censoring server cannot be named:
+/// nothing c0 holds proves it sent anything). After two certified rounds that leave it out,
+/// c0 moves to server 1, and its message comes out everywhere; nobody is excluded.
+#[test]
+fn a_client_its_upstream_censors_moves_to_another_server_and_gets_through() {
+    let censor = |j: usize| match j {
+        0 => vec!["--censor-client=0".into()],
+        _ => Vec::new(),
+    };
+    let mut g = Group::build("censor", 3, 4, 15, 1000, true, &censor);
+    moves_once_and_gets_through(&mut g, "left_out", "through another server", "c1");
+}
+
+/// Server 0 cuts its client c0 off from round 2 on (drops its link, refuses its connections).
+/// After its link has stayed down for 10 s, c0 moves to server 1, catches up, and its message
+/// comes out; nobody is excluded or named.
+#[test]
+fn a_client_cut_off_by_its_upstream_moves_to_another_server() {
+    let cut = |j: usize| match j {
+        0 => vec!["--cut-client=0:2".into()],
+        _ => Vec::new(),
+    };
+    let mut g = Group::build("cut", 3, 4, 30, 1000, true, &cut);
+    moves_once_and_gets_through(&mut g, "link_down", "over a new link", "c2");
+}
+
 /// An application posts through a client's local socket: each line is a message, answered
 /// with whether it was queued; an over-long line is refused and the connection goes on.
 #[test]
 fn messages_posted_through_the_local_socket_are_delivered() {
     use std::io::{BufRead, Write};
-    let mut g = Group::build("socket", 3, 3, 15, 2000, false);
+    let mut g = Group::build("socket", 3, 3, 15, 2000, false, &|_| Vec::new());
     let path = g.dir.join("c0.sock");
     g.spawn_client_with(0, vec!["--socket".into(), path.clone().into()]);
     g.spawn_client(1);

@@ -3,7 +3,9 @@
 //! Clients have no protocol timers (servers drive the rounds); the driver gives set-up a
 //! deadline — the policy's set-up window plus a margin — and keeps the link to the upstream
 //! server up with exponential backoff; after every reconnect the client asks its server for
-//! the certified rounds it missed. Messages come from stdin, one per line, and from a local
+//! the certified rounds it missed. A client whose upstream leaves it out of two certified
+//! rounds in a row, or whose link to it stays down, moves to the next server
+//! (`driver/upstream.rs`). Messages come from stdin, one per line, and from a local
 //! socket if one is given (`verdict client --socket`).
 //!
 //! With a data directory (`--data`) the client survives restarts: its set-up seed is on disk
@@ -17,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
-use verdict_dcnet::{ClientId, Party};
+use verdict_dcnet::{ClientId, Party, ServerId};
 use verdict_proto::wire::{Header, Kind};
 use verdict_proto::{Checkpoint, Client, ClientPhase, Event, ProtoSuite, SecretKeys, SetupSeed};
 
@@ -27,11 +29,14 @@ use crate::groupfile::Group;
 use crate::keyfile::KeyFile;
 use crate::metrics::Metrics;
 use crate::output::{emit, event_json};
-use crate::transport::link::LinkKind;
 use crate::transport::peers::Net;
+
+use super::upstream::Upstream;
 
 /// How long after the servers' set-up deadline a client still waits for its transcript.
 const SETUP_MARGIN: Duration = Duration::from_secs(30);
+/// How often the client looks at its link to its upstream (see [`super::upstream`]).
+const LINK_CHECK: Duration = Duration::from_secs(1);
 
 /// Where a client keeps its state and takes its messages from, besides stdin.
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,12 +58,14 @@ pub async fn run<S: ProtoSuite>(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), NodeError> {
     let me = Party::Client(id);
-    let upstream = *group
-        .config
-        .upstream
-        .get(id.0 as usize)
-        .ok_or_else(|| NodeError::Usage(format!("{me} is not in the group")))?;
-    let up = Party::Server(upstream);
+    let roster_upstream = Party::Server(
+        *group
+            .config
+            .upstream
+            .get(id.0 as usize)
+            .ok_or_else(|| NodeError::Usage(format!("{me} is not in the group")))?,
+    );
+    let servers = group.config.num_servers();
     let setup_deadline = group
         .config
         .policy
@@ -66,15 +73,18 @@ pub async fn run<S: ProtoSuite>(
         .deadline
         .map(|d| Instant::now() + d + SETUP_MARGIN);
     let keys = key.verdict_keys::<S::G>()?;
+    // Every server is a possible upstream (protocol §7.4); the dialer follows the client.
+    let all_servers: Vec<Party> = (0..servers as u32)
+        .map(|j| Party::Server(ServerId(j)))
+        .collect();
     let (net, mut inbound) = Net::new(
         me,
         key.transport.clone(),
         group.session.to_vec(),
         group.dir.clone(),
-        &[up],
+        &all_servers,
     );
     let mut dialed = net.dialed();
-    net.spawn_dialer(up, LinkKind::FromServer);
     let signing = keys.signing().clone();
     let mut jam_rng = super::rng()?;
     let store = paths
@@ -82,23 +92,16 @@ pub async fn run<S: ProtoSuite>(
         .map(|d| ClientStore::open(d, &group.session))
         .transpose()?;
     let mut client = start::<S>(group.config, id, keys, store.as_ref())?;
+    // A resumed client goes back to the server it had moved to.
+    let mut upstream = Upstream::dial(&net, client.upstream());
+    let mut link_check = tokio::time::interval(LINK_CHECK);
+    link_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut durable = Durable::new(store, &client);
     let mut lines = super::input::spawn(paths.socket, client.max_message_len())?;
     tokio::pin!(shutdown);
     let start = Instant::now();
     let mut input_open = true;
     loop {
-        // What a restart needs is on disk before anything it depends on leaves.
-        durable.save(&client)?;
-        while let Some(t) = client.poll_transmit() {
-            let bytes =
-                match jammer.and_then(|j| j.rewrite(&client, &signing, &t.bytes, &mut jam_rng)) {
-                    Some(jammed) => jammed.into(),
-                    None => t.bytes,
-                };
-            metrics.sent(bytes.len());
-            net.send(t.to, bytes);
-        }
         while let Some(e) = client.poll_event() {
             metrics.observe(&e, start.elapsed());
             match &e {
@@ -109,6 +112,24 @@ pub async fn run<S: ProtoSuite>(
                     }
                 }
             }
+            if let Some(reason) = upstream.watch.on_event(&e) {
+                upstream.move_on(&mut client, &net, servers, reason)?;
+            }
+        }
+        // What a restart needs is on disk before anything it depends on leaves (the
+        // checkpoint names the upstream too, so this follows any move above).
+        durable.save(&client)?;
+        while let Some(t) = client.poll_transmit() {
+            let bytes =
+                match jammer.and_then(|j| j.rewrite(&client, &signing, &t.bytes, &mut jam_rng)) {
+                    Some(jammed) => jammed.into(),
+                    None => t.bytes,
+                };
+            if Header::from_prefix(&bytes).is_ok_and(|h| h.kind == Kind::CatchUp) {
+                upstream.watch.on_catch_up_sent(Instant::now());
+            }
+            metrics.sent(bytes.len());
+            net.send(t.to, bytes);
         }
         if client.phase() == ClientPhase::Done {
             tracing::info!(%me, "session over");
@@ -121,8 +142,11 @@ pub async fn run<S: ProtoSuite>(
                 let Some((from, bytes)) = msg else { break };
                 metrics.received(bytes.len());
                 let bytes: Arc<[u8]> = bytes.into();
+                if Header::from_prefix(&bytes).is_ok_and(|h| h.kind == Kind::RoundOutput) {
+                    upstream.watch.on_output(Instant::now());
+                }
                 client.handle_message(from, Arc::clone(&bytes));
-                durable.received(from == up, &bytes, &client);
+                durable.received(from == roster_upstream, &bytes, &client);
             }
             line = lines.recv(), if input_open => match line {
                 Some(input) => {
@@ -138,8 +162,14 @@ pub async fn run<S: ProtoSuite>(
             },
             () = super::server::sleep_until(setup_deadline.filter(|_| waiting)) => {
                 return Err(NodeError::Net(format!(
-                    "no set-up transcript from {up} by the set-up deadline"
+                    "no set-up transcript from {roster_upstream} by the set-up deadline"
                 )));
+            }
+            _ = link_check.tick(), if client.phase() == ClientPhase::AwaitingOutput => {
+                let up = net.is_dialed_up(upstream.party, LINK_CHECK);
+                if let Some(reason) = upstream.watch.on_link(up, Instant::now()) {
+                    upstream.move_on(&mut client, &net, servers, reason)?;
+                }
             }
             Ok(()) = dialed.changed() => {
                 // A (re)established link to the upstream: ask for any certified round the

@@ -7,6 +7,7 @@ pub mod client;
 mod input;
 pub mod jammer;
 pub mod server;
+mod upstream;
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::{OsRng, SeedableRng};

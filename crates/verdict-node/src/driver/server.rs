@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::time::Instant;
-use verdict_dcnet::{Party, ServerId};
+use verdict_dcnet::{ClientId, Party, ServerId};
 use verdict_proto::wire::{Header, Kind};
 use verdict_proto::{ProtoSuite, Server};
 
@@ -26,12 +26,24 @@ use crate::output::{emit, event_json, is_durable};
 use crate::transport::link::LinkKind;
 use crate::transport::peers::Net;
 
+/// Misbehaviour towards one client, for demonstrations and tests of clients moving to another
+/// upstream (hidden options of `verdict server`). An honest server has none.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Faults {
+    /// Drop every submission of this client unseen (`--censor-client I`).
+    pub censor: Option<ClientId>,
+    /// From this round on, drop this client's link and refuse its connections
+    /// (`--cut-client I:R`).
+    pub cut: Option<(ClientId, u64)>,
+}
+
 /// Runs server `id` of `group` until `shutdown` resolves.
 pub async fn run<S: ProtoSuite>(
     group: Group<S>,
     id: ServerId,
     key: KeyFile,
     data: &Path,
+    faults: Faults,
     metrics: Metrics,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), NodeError> {
@@ -64,7 +76,9 @@ pub async fn run<S: ProtoSuite>(
         .map(|j| Party::Server(ServerId(j)))
         .filter(|p| *p != me)
         .collect();
-    peers.extend(group.config.clients_of(id).into_iter().map(Party::Client));
+    // Every client, not only the roster's own: a client may move here from its upstream
+    // (protocol §7.4). A queue costs nothing until something is sent to it.
+    peers.extend((0..group.config.num_clients() as u32).map(|i| Party::Client(ClientId(i))));
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|e| NodeError::Net(format!("bind {addr}: {e}")))?;
@@ -89,13 +103,25 @@ pub async fn run<S: ProtoSuite>(
         history,
         stored_round: None,
     };
+    let mut cut = faults.cut;
     loop {
         out.flush(&mut server, &metrics, start)?;
+        if let Some((c, from)) = cut
+            && server.round() >= from
+        {
+            out.net.refuse(Party::Client(c));
+            cut = None;
+        }
         let deadline = server.poll_timeout().map(|t| start + t);
         tokio::select! {
             msg = inbound.recv() => {
                 let Some((from, bytes)) = msg else { break };
                 metrics.received(bytes.len());
+                if faults.censor.is_some_and(|c| from == Party::Client(c))
+                    && Header::from_prefix(&bytes).is_ok_and(|h| h.kind == Kind::Submission)
+                {
+                    continue;
+                }
                 server.handle_timeout(start.elapsed());
                 server.handle_message(from, bytes);
             }

@@ -33,6 +33,8 @@ const MAX_HANDSHAKES: usize = 64;
 /// First and largest reconnect delay.
 const BACKOFF_MIN: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
+/// A link that lasted this long was a working one: the next reconnect starts at the first delay.
+const STABLE_LINK: Duration = Duration::from_secs(5);
 
 /// Every member's transport key, and the servers' addresses.
 #[derive(Clone, Debug, Default)]
@@ -63,6 +65,38 @@ pub struct Net {
     /// Links this node's dialers have established so far: a client's driver watches it to
     /// tell its state machine that the link to its upstream is back (catch-up).
     dialed: tokio::sync::watch::Sender<u64>,
+    /// The peers a dialer of ours holds a link to right now.
+    up: Arc<Mutex<BTreeMap<Party, std::time::Instant>>>,
+    /// Peers whose connections this node refuses from now on (see [`Net::refuse`]).
+    refused: Mutex<std::collections::BTreeSet<Party>>,
+}
+
+/// Marks a dialed link up while it lives (dropped when the link ends or its dialer is
+/// aborted).
+struct LinkUp {
+    up: Arc<Mutex<BTreeMap<Party, std::time::Instant>>>,
+    peer: Party,
+}
+
+impl LinkUp {
+    fn new(up: &Arc<Mutex<BTreeMap<Party, std::time::Instant>>>, peer: Party) -> Self {
+        up.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(peer, std::time::Instant::now());
+        Self {
+            up: Arc::clone(up),
+            peer,
+        }
+    }
+}
+
+impl Drop for LinkUp {
+    fn drop(&mut self) {
+        self.up
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.peer);
+    }
 }
 
 impl Net {
@@ -101,6 +135,8 @@ impl Net {
             links: Mutex::new(HashMap::new()),
             handshakes: Arc::new(Semaphore::new(MAX_HANDSHAKES)),
             dialed: tokio::sync::watch::Sender::new(0),
+            up: Arc::default(),
+            refused: Mutex::default(),
         });
         (net, rx)
     }
@@ -133,6 +169,33 @@ impl Net {
     /// Changes whenever one of this node's dialers establishes a link (the value counts them).
     pub fn dialed(&self) -> tokio::sync::watch::Receiver<u64> {
         self.dialed.subscribe()
+    }
+
+    /// Drops the link of `peer` and refuses its connections from now on (a server cutting a
+    /// client off: the hidden `verdict server --cut-client`, for tests of clients moving).
+    pub fn refuse(&self, peer: Party) {
+        self.refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(peer);
+        let link = self
+            .links
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&peer);
+        if let Some(link) = link {
+            link.abort();
+        }
+    }
+
+    /// Whether a dialer of ours holds a link to `peer` established at least `min_age` ago (a
+    /// link the peer closes as soon as it is made does not count as up).
+    pub fn is_dialed_up(&self, peer: Party, min_age: Duration) -> bool {
+        self.up
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&peer)
+            .is_some_and(|since| since.elapsed() >= min_age)
     }
 
     /// The link kind to `peer`, or `None` if this node must not accept a connection from it.
@@ -184,6 +247,15 @@ impl Net {
             tracing::warn!(%addr, %peer, "party may not connect to this node; dropped");
             return;
         };
+        if self
+            .refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&peer)
+        {
+            tracing::warn!(%addr, %peer, "connections of this party are refused; dropped");
+            return;
+        }
         tracing::info!(%peer, %addr, "peer connected");
         let net = self.clone();
         let task = tokio::spawn(async move {
@@ -196,20 +268,26 @@ impl Net {
         }
     }
 
-    /// Keeps a connection to server `peer` at `addr` up, with exponential backoff.
-    pub fn spawn_dialer(self: &Arc<Self>, peer: Party, kind: LinkKind) {
+    /// Keeps a connection to server `peer` at `addr` up, with exponential backoff, until the
+    /// returned handle aborts it (`None`: no address for `peer`).
+    pub fn spawn_dialer(self: &Arc<Self>, peer: Party, kind: LinkKind) -> Option<AbortHandle> {
         let Some(addr) = self.dir.addrs.get(&peer).copied() else {
             tracing::error!(%peer, "no address for this server");
-            return;
+            return None;
         };
         let net = self.clone();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             let mut delay = BACKOFF_MIN;
             loop {
+                let began = tokio::time::Instant::now();
                 match net.dial_once(addr, peer, kind).await {
                     Ok(e) => {
                         tracing::warn!(%peer, error = %e, "link closed; reconnecting");
-                        delay = BACKOFF_MIN;
+                        // Only a link that held starts the backoff again: a peer that closes
+                        // every link at once must not be redialled ten times a second.
+                        if began.elapsed() >= STABLE_LINK {
+                            delay = BACKOFF_MIN;
+                        }
                     }
                     Err(e) => tracing::debug!(%peer, error = %e, "connect failed"),
                 }
@@ -217,6 +295,7 @@ impl Net {
                 delay = (delay * 2).min(BACKOFF_MAX);
             }
         });
+        Some(task.abort_handle())
     }
 
     async fn dial_once(
@@ -231,6 +310,7 @@ impl Net {
             return Err(LinkError::UnknownKey(hex::encode(est.remote)));
         }
         tracing::info!(%peer, %addr, "connected");
+        let _up = LinkUp::new(&self.up, peer);
         self.dialed.send_modify(|n| *n += 1);
         Ok(self.run_link(est, peer, kind).await)
     }
