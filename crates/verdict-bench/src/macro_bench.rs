@@ -16,6 +16,7 @@ use std::fmt;
 pub mod drive;
 pub mod fig7;
 pub mod fig8;
+pub mod loopback;
 pub mod sizes;
 pub mod threads;
 pub mod workload;
@@ -157,6 +158,7 @@ pub fn registry() -> Vec<MacroEntry> {
         ready(|| Box::new(sizes::CiphertextSizes)),
         ready(|| Box::new(fig7::Fig7)),
         ready(|| Box::new(fig8::Fig8)),
+        ready(|| Box::new(loopback::Loopback)),
     ]
 }
 

@@ -51,6 +51,9 @@ pub enum Command {
     /// Generate a group in a temporary directory and run every member as a process on
     /// 127.0.0.1.
     Local(crate::local::LocalArgs),
+    /// Run many clients in one process, sharing one set-up verification (benchmarks).
+    #[command(hide = true)]
+    Clients(crate::host::HostArgs),
 }
 
 /// `verdict group …`.
@@ -160,6 +163,7 @@ pub async fn run(cli: Cli) -> Result<(), NodeError> {
         Command::Client(args) => member(args, false).await,
         Command::History { data } => history(&data),
         Command::Local(args) => crate::local::run(args).await,
+        Command::Clients(args) => crate::host::run(args).await,
     }
 }
 
@@ -244,7 +248,7 @@ async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
             }
             (Party::Client(id), false) => {
                 let jammer = args.jam_from_round.map(|from| crate::driver::jammer::Jammer { from });
-                let paths = crate::driver::client::ClientPaths { data: args.data.as_deref(), socket: args.socket.as_deref() };
+                let paths = crate::driver::client::ClientOptions { data: args.data.as_deref(), socket: args.socket.as_deref(), ..Default::default() };
                 crate::driver::client::run::<S>(group, ClientId(id.0), key, paths, jammer, metrics, shutdown).await
             }
             (p, _) => Err(NodeError::Usage(format!("this key belongs to {p}, not a {}", if server { "server" } else { "client" }))),

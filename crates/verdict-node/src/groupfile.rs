@@ -92,6 +92,17 @@ pub struct Group<S: ProtoSuite> {
     pub session: [u8; 32],
 }
 
+// By hand: `S` itself need not be `Clone` (the configuration is).
+impl<S: ProtoSuite> Clone for Group<S> {
+    fn clone(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            dir: self.dir.clone(),
+            session: self.session,
+        }
+    }
+}
+
 impl GroupFile {
     /// A new, empty group.
     pub fn new<R: RngCore + CryptoRng>(suite: SuiteChoice, policy: &Policy, rng: &mut R) -> Self {

@@ -6,6 +6,7 @@ pub mod driver;
 pub mod error;
 pub mod groupfile;
 pub mod history;
+pub mod host;
 pub mod keyfile;
 pub mod local;
 pub mod metrics;

@@ -460,6 +460,40 @@ fn a_client_cut_off_by_its_upstream_moves_to_another_server() {
     moves_once_and_gets_through(&mut g, "link_down", "over a new link", "c2");
 }
 
+/// `verdict clients` runs several clients in one process (the loopback benchmark's client
+/// hosts): they set up with one shared verification, and with `--load` every client keeps a
+/// message queued, so every round delivers each client's posts.
+#[test]
+fn many_clients_in_one_process_post_under_load() {
+    let mut g = Group::build("host", 3, 4, 15, 2000, false, &|_| Vec::new());
+    let (group, dir) = (g.group.clone(), g.dir.clone());
+    g.spawn(
+        "host".into(),
+        vec![
+            "clients".into(),
+            "--group".into(),
+            group.into(),
+            "--key-dir".into(),
+            dir.into(),
+            "--first=0".into(),
+            "--count=4".into(),
+            "--load=40".into(),
+        ],
+    );
+    // The first client prints events: posts of all four clients come out.
+    let mut from = std::collections::BTreeSet::new();
+    let all = g.wait_for(Duration::from_secs(60), |l| {
+        if l.who == "host" && event(l) == "delivered" {
+            let m = l.value["message"].as_str().unwrap_or_default();
+            if let Some(c) = m.strip_prefix("load ").and_then(|r| r.split(' ').next()) {
+                from.insert(c.to_string());
+            }
+        }
+        from.len() == 4
+    });
+    assert!(all.is_some(), "posts came only from {from:?}");
+}
+
 /// An application posts through a client's local socket: each line is a message, answered
 /// with whether it was queued; an over-long line is refused and the connection goes on.
 #[test]

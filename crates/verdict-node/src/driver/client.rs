@@ -38,13 +38,35 @@ const SETUP_MARGIN: Duration = Duration::from_secs(30);
 /// How often the client looks at its link to its upstream (see [`super::upstream`]).
 const LINK_CHECK: Duration = Duration::from_secs(1);
 
-/// Where a client keeps its state and takes its messages from, besides stdin.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ClientPaths<'a> {
+/// Where a client keeps its state and takes its messages from.
+#[derive(Clone, Debug)]
+pub struct ClientOptions<'a, S: ProtoSuite> {
     /// The data directory: what a restart needs.
     pub data: Option<&'a Path>,
     /// A Unix socket applications post messages through (one message per line).
     pub socket: Option<&'a Path>,
+    /// Messages from stdin, one per line.
+    pub stdin: bool,
+    /// Emit events as JSON lines on stdout.
+    pub events: bool,
+    /// Synthetic load (benchmarks): post a message of this many bytes whenever nothing is
+    /// queued after a round.
+    pub load: Option<usize>,
+    /// A set-up verification cache shared with the other clients of this process.
+    pub cache: Option<verdict_proto::SetupCache<S>>,
+}
+
+impl<S: ProtoSuite> Default for ClientOptions<'_, S> {
+    fn default() -> Self {
+        Self {
+            data: None,
+            socket: None,
+            stdin: true,
+            events: true,
+            load: None,
+            cache: None,
+        }
+    }
 }
 
 /// Runs client `id` of `group` until `shutdown` resolves or the session ends.
@@ -52,7 +74,7 @@ pub async fn run<S: ProtoSuite>(
     group: Group<S>,
     id: ClientId,
     key: KeyFile,
-    paths: ClientPaths<'_>,
+    paths: ClientOptions<'_, S>,
     jammer: Option<super::jammer::Jammer>,
     metrics: Metrics,
     shutdown: impl Future<Output = ()>,
@@ -92,12 +114,16 @@ pub async fn run<S: ProtoSuite>(
         .map(|d| ClientStore::open(d, &group.session))
         .transpose()?;
     let mut client = start::<S>(group.config, id, keys, store.as_ref())?;
+    if let Some(cache) = paths.cache.clone() {
+        client = client.with_setup_cache(cache);
+    }
+    let mut posted = 0u64;
     // A resumed client goes back to the server it had moved to.
     let mut upstream = Upstream::dial(&net, client.upstream());
     let mut link_check = tokio::time::interval(LINK_CHECK);
     link_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut durable = Durable::new(store, &client);
-    let mut lines = super::input::spawn(paths.socket, client.max_message_len())?;
+    let mut lines = super::input::spawn(paths.socket, paths.stdin, client.max_message_len())?;
     tokio::pin!(shutdown);
     let start = Instant::now();
     let mut input_open = true;
@@ -107,9 +133,19 @@ pub async fn run<S: ProtoSuite>(
             match &e {
                 Event::Rejected(err) => tracing::warn!(error = %err, "message rejected"),
                 e => {
-                    if let Some(v) = event_json(e) {
+                    if let Some(v) = event_json(e).filter(|_| paths.events) {
                         emit(&v);
                     }
+                }
+            }
+            if let (Some(len), Event::RoundComplete { .. }) = (paths.load, &e)
+                && client.queued() == 0
+            {
+                let mut message = format!("load {} {posted} ", id.0).into_bytes();
+                message.resize(len.min(client.max_message_len()).max(message.len()), b'.');
+                posted += 1;
+                if let Err(err) = client.submit(message) {
+                    tracing::warn!(error = %err, "load message not queued");
                 }
             }
             if let Some(reason) = upstream.watch.on_event(&e) {

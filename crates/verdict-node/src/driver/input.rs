@@ -30,14 +30,20 @@ pub(crate) struct Input {
     pub(crate) reply: Option<oneshot::Sender<Result<(), String>>>,
 }
 
-/// Reads stdin (and the socket at `socket`, if any) into one channel.
+/// Reads stdin (if `stdin`) and the socket at `socket` (if any) into one channel.
 pub(crate) fn spawn(
     socket: Option<&Path>,
+    stdin: bool,
     max_len: usize,
 ) -> Result<mpsc::Receiver<Input>, NodeError> {
     let (tx, rx) = mpsc::channel(INPUT_QUEUE);
     let stdin_tx = tx.clone();
     tokio::spawn(async move {
+        if !stdin {
+            // Kept open (never sends): the channel closes only with the socket's sender.
+            stdin_tx.closed().await;
+            return;
+        }
         let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
         loop {
             let message = match next_line(&mut stdin, max_len).await {
