@@ -4,7 +4,8 @@
 //! The targets build on the stable toolchain without a sanitizer (`-s none`): libFuzzer's
 //! coverage guidance still works, and every decoder runs with debug assertions and overflow
 //! checks (see `fuzz/Cargo.toml`). A crash, a timeout or a leak makes the task fail; the input
-//! that caused it is in `fuzz/artifacts/<target>/`.
+//! that caused it is in `fuzz/artifacts/<target>/`. Every finding, once fixed, is committed to
+//! `fuzz/regressions/<target>/`, which every run replays before fuzzing.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -201,7 +202,7 @@ fn write_seeds(root: &Path, target: &str, seeds: &[Vec<u8>]) -> std::io::Result<
 }
 
 /// Sizes that recur on the wire (scalars and points of every group, signatures, digests, proof
-/// and GT element sizes, small counts); each goes into the dictionary as the `u32` big-endian
+/// and GT element sizes, small counts); each goes into the dictionary as the `u32` little-endian
 /// length prefix the codec reads (`verdict_group::codec::Reader::count`).
 const WIRE_LENGTHS: &[u32] = &[
     0, 1, 2, 3, 4, 8, 16, 32, 33, 48, 64, 65, 96, 128, 192, 256, 576, 864, 4096, 65_535, 65_536,
@@ -270,7 +271,7 @@ fn dictionary(root: &Path) -> String {
         out.push('\n');
     }
     for n in WIRE_LENGTHS {
-        out.push_str(&dictionary_entry(&n.to_be_bytes()));
+        out.push_str(&dictionary_entry(&n.to_le_bytes()));
         out.push('\n');
     }
     out
@@ -349,11 +350,21 @@ pub(crate) fn run(root: &Path, args: &Args) -> bool {
             continue;
         }
         let time = format!("-max_total_time={}", args.seconds_per_target());
+        // The corpus (new finds go there), then the committed regression inputs — every
+        // finding of a campaign, replayed first on every run, so a regression fails at once.
+        let corpus = format!("corpus/{target}");
+        let regressions = format!("regressions/{target}");
+        let mut dirs = vec![corpus.as_str()];
+        if root.join("fuzz").join(&regressions).is_dir() {
+            dirs.push(regressions.as_str());
+        }
         let run: Vec<&str> = ["run", "-s", "none"]
             .iter()
             .chain(profile)
             .copied()
-            .chain([*target, "--"])
+            .chain([*target])
+            .chain(dirs)
+            .chain(["--"])
             .collect();
         let result = cargo_fuzz(
             root,

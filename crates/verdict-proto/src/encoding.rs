@@ -219,8 +219,9 @@ impl<S: ProtoSuite> GroupConfig<S> {
             .map(|j| Member::read(&mut r, &format!("servers[{j}]")))
             .collect::<Result<Vec<_>, _>>()?;
         let clients_n = r.count().map_err(codec("clients"))?;
-        let mut clients = Vec::with_capacity(clients_n);
-        let mut upstream = Vec::with_capacity(clients_n);
+        // Grown as members decode (a member in memory is far larger than its count byte).
+        let mut clients = Vec::new();
+        let mut upstream = Vec::new();
         for i in 0..clients_n {
             clients.push(Member::read(&mut r, &format!("clients[{i}]"))?);
             upstream.push(ServerId(

@@ -78,7 +78,9 @@ impl RoundResult {
         let round = r.u64()?;
         let roster = r.u32()?;
         let bitmap = r.raw((roster as usize).div_ceil(8))?;
-        let mut accepted = Vec::new();
+        // Exactly as many as the bitmap sets (no growth past them).
+        let mut accepted =
+            Vec::with_capacity(bitmap.iter().map(|b| b.count_ones() as usize).sum());
         for (i, b) in bitmap.iter().enumerate() {
             for bit in 0..8 {
                 if b >> bit & 1 == 1 {
@@ -90,7 +92,9 @@ impl RoundResult {
                 }
             }
         }
-        let n = r.count()?;
+        // Counts bounded by the smallest encoding of an item (a slot: its header, next_len and
+        // tag; an exclusion: 17 bytes), so no count makes an allocation larger than the input.
+        let n = r.count_sized(crate::slot::OpenSlot::ENCODED_LEN + 5)?;
         let mut slots = Vec::with_capacity(n);
         let mut next_lens = Vec::with_capacity(n);
         for _ in 0..n {
@@ -104,7 +108,7 @@ impl RoundResult {
             };
             slots.push((open, out));
         }
-        let e = r.count()?;
+        let e = r.count_sized(17)?;
         let mut excluded = Vec::with_capacity(e);
         for _ in 0..e {
             let c = ClientId(r.u32()?);
