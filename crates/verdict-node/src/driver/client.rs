@@ -148,7 +148,7 @@ pub async fn run<S: ProtoSuite>(
                     tracing::warn!(error = %err, "load message not queued");
                 }
             }
-            if let Some(reason) = upstream.watch.on_event(&e) {
+            if let Some(reason) = upstream.watch.on_event(&e, Instant::now()) {
                 upstream.move_on(&mut client, &net, servers, reason)?;
             }
         }
@@ -203,7 +203,8 @@ pub async fn run<S: ProtoSuite>(
             }
             _ = link_check.tick(), if client.phase() == ClientPhase::AwaitingOutput => {
                 let up = net.is_dialed_up(upstream.party, LINK_CHECK);
-                if let Some(reason) = upstream.watch.on_link(up, Instant::now()) {
+                let now = Instant::now();
+                if let Some(reason) = upstream.watch.on_link(up, now).or_else(|| upstream.watch.on_tick(now)) {
                     upstream.move_on(&mut client, &net, servers, reason)?;
                 }
             }

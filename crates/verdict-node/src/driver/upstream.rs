@@ -30,6 +30,10 @@ pub const MOVE_AFTER_LINK_DOWN: Duration = Duration::from_secs(10);
 const LIVE_GAP: Duration = Duration::from_millis(250);
 /// A catch-up answer is over at the latest this long after the request.
 const CATCH_UP_MAX: Duration = Duration::from_secs(30);
+/// How long a client in the session's rounds may go without a certified output that counts
+/// it before it moves, whatever the reason: an upstream that withholds outputs, or one that
+/// keeps the client catching up (drops the link every few seconds) while it censors.
+pub const MOVE_AFTER_NO_PROGRESS: Duration = Duration::from_secs(60);
 
 /// Why a client moved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +42,8 @@ pub enum MoveReason {
     LeftOut,
     /// No link to the upstream for [`MOVE_AFTER_LINK_DOWN`].
     LinkDown,
+    /// No certified output counting the client for [`MOVE_AFTER_NO_PROGRESS`].
+    NoProgress,
 }
 
 impl MoveReason {
@@ -45,6 +51,7 @@ impl MoveReason {
         match self {
             Self::LeftOut => "left_out",
             Self::LinkDown => "link_down",
+            Self::NoProgress => "no_progress",
         }
     }
 }
@@ -65,6 +72,10 @@ pub struct Watch {
     catching_up: Option<Instant>,
     /// When the last output arrived since then.
     last_output: Option<Instant>,
+    /// The last round the client was left out of.
+    left_out: Option<u64>,
+    /// When the client last made progress: an output that counted it (or watching began).
+    progress: Option<Instant>,
 }
 
 impl Watch {
@@ -87,12 +98,26 @@ impl Watch {
         self.last_output = Some(now);
     }
 
-    /// One of the client's events: whether it says to move.
-    pub fn on_event(&mut self, e: &Event) -> Option<MoveReason> {
+    /// One of the client's events, at `now`: whether it says to move.
+    pub fn on_event(&mut self, e: &Event, now: Instant) -> Option<MoveReason> {
+        match e {
+            Event::LeftOut { round } => self.left_out = Some(*round),
+            Event::RoundComplete { round, .. } if self.left_out != Some(*round) => {
+                self.progress = Some(now);
+            }
+            _ => {}
+        }
         if self.catching_up.is_some() && matches!(e, Event::LeftOut { .. }) {
             return None;
         }
         (self.streak.observe(e) >= MOVE_AFTER_LEFT_OUT).then_some(MoveReason::LeftOut)
+    }
+
+    /// Checked periodically while the client is in the session's rounds: whether it has gone
+    /// too long without progress.
+    pub fn on_tick(&mut self, now: Instant) -> Option<MoveReason> {
+        let since = *self.progress.get_or_insert(now);
+        (now.duration_since(since) >= MOVE_AFTER_NO_PROGRESS).then_some(MoveReason::NoProgress)
     }
 
     /// The link to the upstream is `up` at `now` (checked periodically while the client is in
@@ -166,10 +191,16 @@ mod tests {
     #[test]
     fn two_rounds_left_out_in_a_row_move_the_client() {
         let mut w = Watch::default();
-        assert_eq!(w.on_event(&Event::LeftOut { round: 4 }), None);
-        assert_eq!(w.on_event(&Event::LeftOut { round: 6 }), None);
         assert_eq!(
-            w.on_event(&Event::LeftOut { round: 7 }),
+            w.on_event(&Event::LeftOut { round: 4 }, Instant::now()),
+            None
+        );
+        assert_eq!(
+            w.on_event(&Event::LeftOut { round: 6 }, Instant::now()),
+            None
+        );
+        assert_eq!(
+            w.on_event(&Event::LeftOut { round: 7 }, Instant::now()),
             Some(MoveReason::LeftOut)
         );
     }
@@ -183,14 +214,14 @@ mod tests {
         // The answer: outputs back to back, each leaving the client out.
         for (i, round) in (10..14).enumerate() {
             w.on_output(ms(5 + i as u64));
-            assert_eq!(w.on_event(&Event::LeftOut { round }), None);
+            assert_eq!(w.on_event(&Event::LeftOut { round }, t0), None);
         }
         // Live rounds again (a round apart): now they count.
         w.on_output(ms(1_000));
-        assert_eq!(w.on_event(&Event::LeftOut { round: 14 }), None);
+        assert_eq!(w.on_event(&Event::LeftOut { round: 14 }, t0), None);
         w.on_output(ms(2_000));
         assert_eq!(
-            w.on_event(&Event::LeftOut { round: 15 }),
+            w.on_event(&Event::LeftOut { round: 15 }, t0),
             Some(MoveReason::LeftOut)
         );
     }
@@ -201,14 +232,59 @@ mod tests {
         let t0 = Instant::now();
         w.on_catch_up_sent(t0);
         w.on_output(t0 + Duration::from_millis(1));
-        assert_eq!(w.on_event(&Event::LeftOut { round: 1 }), None);
+        assert_eq!(w.on_event(&Event::LeftOut { round: 1 }, t0), None);
         w.on_output(t0 + CATCH_UP_MAX);
-        assert_eq!(w.on_event(&Event::LeftOut { round: 2 }), None);
+        assert_eq!(w.on_event(&Event::LeftOut { round: 2 }, t0), None);
         w.on_output(t0 + CATCH_UP_MAX + Duration::from_millis(1));
         assert_eq!(
-            w.on_event(&Event::LeftOut { round: 3 }),
+            w.on_event(&Event::LeftOut { round: 3 }, t0),
             Some(MoveReason::LeftOut)
         );
+    }
+
+    /// Found in review: an upstream that censors the client and drops its link every round
+    /// keeps it catching up, so no left-out round counts; it must still move, for lack of
+    /// progress.
+    #[test]
+    fn a_censor_that_keeps_the_client_catching_up_is_left() {
+        let mut w = Watch::default();
+        let t0 = Instant::now();
+        let mut moved = None;
+        for k in 0..100u64 {
+            let t = t0 + Duration::from_secs(k);
+            moved = moved.or(w.on_tick(t));
+            w.on_catch_up_sent(t);
+            w.on_output(t + Duration::from_millis(100));
+            moved = moved.or(w.on_event(&Event::LeftOut { round: k }, t));
+            moved = moved.or(w.on_event(
+                &Event::RoundComplete {
+                    round: k,
+                    participants: 5,
+                },
+                t,
+            ));
+        }
+        assert_eq!(moved, Some(MoveReason::NoProgress));
+    }
+
+    #[test]
+    fn a_client_counted_in_its_rounds_makes_progress() {
+        let mut w = Watch::default();
+        let t0 = Instant::now();
+        for k in 0..100u64 {
+            let t = t0 + Duration::from_secs(k);
+            assert_eq!(w.on_tick(t), None);
+            assert_eq!(
+                w.on_event(
+                    &Event::RoundComplete {
+                        round: k,
+                        participants: 5
+                    },
+                    t
+                ),
+                None
+            );
+        }
     }
 
     #[test]

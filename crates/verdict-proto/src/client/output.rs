@@ -35,20 +35,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             // what arrived live): nothing to do.
             return Ok(());
         }
-        if result.round != ready.round || env.header().round != ready.round {
-            let awaited = ready.round;
-            if result.round > awaited && ready.asked != Some(awaited) {
-                // A later round's output: the one we await was lost on the way (a link that
-                // dropped without our noticing, a full queue at the server). Ask for it — once
-                // per awaited round; the server bounds its answers too.
-                ready.asked = Some(awaited);
-                self.send(from, Kind::CatchUp, awaited, Vec::new());
-            }
-            return Err(MessageError::Unexpected {
-                from,
-                kind: "round output",
-                round: result.round,
-            });
+        if env.header().round != result.round {
+            return Err(malformed(WireError::Invalid("output round")));
         }
         // Every server must have signed this exact output.
         let digest = *blake3::hash(bytes).as_bytes();
@@ -84,6 +72,27 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             return Err(malformed(WireError::Invalid(
                 "output lacks a server signature",
             )));
+        }
+        if result.round != ready.round {
+            let awaited = ready.round;
+            if result.round > awaited && ready.asked != Some(awaited) {
+                // A later round's output, certified by every server (checked above, so nobody
+                // can make us ask by sending one): the one we await was lost on the way (a
+                // link that dropped without our noticing, a full queue at the server). Ask our
+                // upstream for it — once per awaited round; the server bounds its answers too.
+                ready.asked = Some(awaited);
+                self.send(
+                    Party::Server(self.upstream),
+                    Kind::CatchUp,
+                    awaited,
+                    Vec::new(),
+                );
+            }
+            return Err(MessageError::Unexpected {
+                from,
+                kind: "round output",
+                round: result.round,
+            });
         }
         let message_kind = if hybrid {
             SlotKind::Xor

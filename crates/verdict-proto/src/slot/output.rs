@@ -79,8 +79,7 @@ impl RoundResult {
         let roster = r.u32()?;
         let bitmap = r.raw((roster as usize).div_ceil(8))?;
         // Exactly as many as the bitmap sets (no growth past them).
-        let mut accepted =
-            Vec::with_capacity(bitmap.iter().map(|b| b.count_ones() as usize).sum());
+        let mut accepted = Vec::with_capacity(bitmap.iter().map(|b| b.count_ones() as usize).sum());
         for (i, b) in bitmap.iter().enumerate() {
             for bit in 0..8 {
                 if b >> bit & 1 == 1 {

@@ -50,8 +50,8 @@ impl<S: ProtoSuite> Running<S> {
     ) {
         let current = self.round.number;
         // Any rostered client may ask (an excluded one too: the output that excluded it may
-        // be what it missed); one that moved here is ours from now on.
-        self.contacted_by(core, c);
+        // be what it missed); it gets this round's output from us too.
+        self.listened_by(c);
         if from >= current {
             // Nothing certified was missed (the link dropped within a round): nothing to send.
             return;

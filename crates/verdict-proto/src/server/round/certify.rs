@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::{ClientId, ServerId};
+use verdict_dcnet::ServerId;
 
 use super::super::common::Core;
 use super::super::state::{Archived, Running};
@@ -63,8 +63,7 @@ impl<S: ProtoSuite> Running<S> {
     /// Every server signed our output: send it to our clients, archive what blame needs, and
     /// open the next round.
     fn certify<R: RngCore + CryptoRng>(&mut self, core: &mut Core<S, R>) -> Result<(), Stop> {
-        self.settle_upstreams(core);
-        let clients: Vec<ClientId> = core.clients.iter().copied().collect();
+        let clients = self.settle_upstreams(core);
         let now = core.now;
         let m = core.config.num_servers();
         let run = self;

@@ -98,7 +98,7 @@ impl<S: ProtoSuite> Running<S> {
             });
             return Ok(());
         }
-        self.contacted_by(core, c);
+        self.submitted_by(core, c);
         if self.round.step != RoundStep::Collecting {
             core.reject(MessageError::Unexpected {
                 from,

@@ -151,8 +151,10 @@ pub(super) struct Round<S: ProtoSuite> {
     pub(super) accepted: BTreeMap<ClientId, Submitted<S>>,
     /// The server whose inventory each accepted client's submission is counted from.
     pub(super) upstream: BTreeMap<ClientId, ServerId>,
-    /// Clients that sent us a submission or a catch-up this round (see `round/upstream.rs`).
-    pub(super) contacted: BTreeSet<ClientId>,
+    /// Clients that sent us a submission this round, and clients that asked us to catch up
+    /// (see `round/upstream.rs`).
+    pub(super) submitters: BTreeSet<ClientId>,
+    pub(super) listeners: BTreeSet<ClientId>,
     pub(super) forwarded: Vec<Forwarded<S>>,
     pub(super) excluded_now: Vec<(ClientId, ExclusionReason, Vec<SharedBytes>)>,
     pub(super) my_cts: Option<Vec<u8>>,
