@@ -204,8 +204,11 @@ fn a_restarted_client_keeps_the_upstream_it_moved_to() {
     sim.switch_after_left_out(Some(2));
     sim.make_restartable(VICTIM).unwrap();
     sim.start();
-    sim.run_rounds(4, Duration::from_secs(60));
-    assert_eq!(sim.client(VICTIM).unwrap().upstream(), ServerId(1));
+    // Until the move, and not a step further: the restart must find the move on disk (not
+    // only a later checkpoint that happens to carry it).
+    while sim.client(VICTIM).unwrap().upstream() != ServerId(1) {
+        assert!(sim.step(), "never moved");
+    }
     let checkpoint = sim.client(VICTIM).unwrap().checkpoint().unwrap();
     let decoded = verdict_proto::Checkpoint::from_bytes(&checkpoint.to_bytes()).unwrap();
     assert_eq!(decoded, checkpoint);
@@ -216,7 +219,9 @@ fn a_restarted_client_keeps_the_upstream_it_moved_to() {
     sim.run_rounds(6, Duration::from_secs(60));
     sim.submit(VICTIM, b"after the restart".to_vec()).unwrap();
     sim.run_rounds(14, Duration::from_secs(120));
-    assert_eq!(left_out_rounds(&sim).len(), left_before);
+    // At most the round it moved (and restarted) in is lost; never again after that.
+    let left = left_out_rounds(&sim);
+    assert!(left.len() <= left_before + 1, "{left:?}");
     assert!(
         sim.delivered(Party::Client(ClientId(2)))
             .contains(&b"after the restart".to_vec())

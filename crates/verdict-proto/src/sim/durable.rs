@@ -93,4 +93,12 @@ impl Disks {
             disk.checkpoint = checkpoint;
         }
     }
+
+    /// The client's checkpoint changed outside a message (a move to another upstream): it is
+    /// on disk before what the move sends leaves, as a node's driver does.
+    pub(super) fn save_checkpoint(&mut self, c: ClientId, checkpoint: Option<Checkpoint>) {
+        if let (Some(disk), Some(cp)) = (self.clients.get_mut(&c), checkpoint) {
+            disk.checkpoint = Some(cp);
+        }
+    }
 }

@@ -402,8 +402,10 @@ impl<S: ProtoSuite> Simulator<S> {
                     }
                     // As a node's driver: left out too often, the client moves (what the
                     // move sends goes out with the rest).
-                    if let Some(to) = self.upstream_policy.react(c, cl.upstream(), m, &events) {
-                        let _ = cl.switch_upstream(to);
+                    if let Some(to) = self.upstream_policy.react(c, cl.upstream(), m, &events)
+                        && cl.switch_upstream(to).is_ok()
+                    {
+                        self.disks.save_checkpoint(c, cl.checkpoint());
                     }
                     while let Some(t) = cl.poll_transmit() {
                         out.push(t);

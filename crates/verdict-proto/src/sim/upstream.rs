@@ -50,6 +50,8 @@ impl<S: ProtoSuite> Simulator<S> {
             return Err(SwitchError::NotInRounds);
         };
         c.switch_upstream(to)?;
+        let checkpoint = c.checkpoint();
+        self.disks.save_checkpoint(ClientId(i as u32), checkpoint);
         self.collect(Party::Client(ClientId(i as u32)));
         Ok(())
     }
