@@ -678,3 +678,28 @@ fn killed_server_is_named_and_its_history_replays() {
     });
     assert!(replay.is_some(), "restart did not replay the history");
 }
+
+/// A server none of whose clients it serves (here: a server without roster clients) still
+/// stores every certified round: a client that moves to it later is served from that history
+/// (found reviewing the upstream moves: only outputs sent to some client were stored).
+#[test]
+fn a_server_without_clients_stores_every_certified_round() {
+    let mut g = Group::new("no-clients", 3, 2, 15);
+    g.wait_for(Duration::from_secs(60), |l| {
+        l.who == "c0" && event(l) == "round" && l.value["round"].as_u64() >= Some(3)
+    })
+    .expect("round 3");
+    g.kill("s2");
+    let out = Command::new(EXE)
+        .args(["history", "--data"])
+        .arg(g.data(2))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for round in 0..=3 {
+        assert!(
+            text.contains(&format!("\"round\":{round}")),
+            "round {round}: {text}"
+        );
+    }
+}

@@ -179,6 +179,14 @@ impl Outbox {
                 emit(&v);
             }
         }
+        // Every certified output is made durable, before any copy of it is queued — also one
+        // no client is sent (all of this server's clients moved elsewhere), so a client that
+        // moves here later can be served every round from the history.
+        for (round, bytes) in server.certified_outputs_after(self.stored_round) {
+            self.history.append_round(round, &bytes)?;
+            self.stored_round = Some(round);
+            self.catch_ups.stored(round);
+        }
         let mut resending = Vec::new();
         while let Some(t) = server.poll_transmit() {
             let output = match (t.to, Header::from_prefix(&t.bytes)) {

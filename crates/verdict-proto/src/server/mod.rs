@@ -21,6 +21,7 @@
 
 use core::time::Duration;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Ciphersuite, ClientId, Party, ServerId, SessionId};
@@ -207,6 +208,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     /// The current round (0 during set-up).
     pub fn round(&self) -> u64 {
         self.core.round
+    }
+
+    /// The certified round outputs (round, `RoundOutput` envelope as sent to clients) of rounds
+    /// after `after`, oldest first, among the last ones the server keeps — also those no client
+    /// was sent (a server all of whose clients moved elsewhere). What a durable history stores.
+    pub fn certified_outputs_after(&self, after: Option<u64>) -> Vec<(u64, Arc<[u8]>)> {
+        match &self.state {
+            State::Running(r) => r
+                .outputs
+                .iter()
+                .filter(|(round, _)| after.is_none_or(|a| *round > a))
+                .map(|(round, bytes)| (*round, Arc::clone(bytes)))
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// The slots open in the current round (empty before set-up completes).
