@@ -70,6 +70,20 @@ pub struct LocalArgs {
     pub quiet: bool,
 }
 
+impl LocalArgs {
+    /// The group's policy.
+    pub fn policy(&self) -> verdict_proto::Policy {
+        PolicyArgs {
+            suite: self.suite,
+            mode: self.mode,
+            window_ms: self.window_ms,
+            setup_window_s: self.setup_window_s,
+            server_timeout_s: self.server_timeout_s,
+        }
+        .policy()
+    }
+}
+
 /// The children, killed on drop.
 struct Children {
     procs: Vec<(String, Child)>,
@@ -116,14 +130,7 @@ fn free_ports(n: usize) -> Result<Vec<u16>, NodeError> {
 /// Writes keys and a sealed group for `args` into `dir`.
 pub fn generate(dir: &Path, args: &LocalArgs) -> Result<PathBuf, NodeError> {
     std::fs::create_dir_all(dir).map_err(NodeError::io(dir))?;
-    let policy = PolicyArgs {
-        suite: args.suite,
-        mode: args.mode,
-        window_ms: args.window_ms,
-        setup_window_s: args.setup_window_s,
-        server_timeout_s: args.server_timeout_s,
-    }
-    .policy();
+    let policy = args.policy();
     let mut rng = rand_core::OsRng;
     let mut file = GroupFile::new(args.suite, &policy, &mut rng);
     let ports = free_ports(args.servers)?;

@@ -395,15 +395,7 @@ fn local_args(n: usize, m: usize) -> verdict_node::local::LocalArgs {
 }
 
 fn predict(n: usize, m: usize, link: Duration) -> Result<Predicted, MacroError> {
-    let args = local_args(n, m);
-    let policy = verdict_node::policy_args::PolicyArgs {
-        suite: args.suite,
-        mode: args.mode,
-        window_ms: args.window_ms,
-        setup_window_s: args.setup_window_s,
-        server_timeout_s: args.server_timeout_s,
-    }
-    .policy();
+    let policy = local_args(n, m).policy();
     let net = Network {
         latency: link,
         ..Network::default()
