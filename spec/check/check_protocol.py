@@ -3,8 +3,8 @@
 Checks what needs no state machine: the group file decodes; every member's keys derive from
 its seed; every key-registration proof verifies; the session id; every envelope of the trace
 opens (header, digest, sender, session, signature under the sender's signing key) with the
-kind and round the trace says; and each tampered envelope is rejected by opening it with the
-named error. Tampered cases whose error comes from the state machines (`Unexpected`,
+kind and round the trace says (a RoundOutput's header round is its result's round); and each
+tampered envelope is rejected by opening it with the named error. Tampered cases whose error comes from the state machines (`Unexpected`,
 `Duplicate`) are skipped after checking that opening accepts them.
 """
 
@@ -166,6 +166,12 @@ def open_envelope(data, session, frm, signing_keys):
         ok = False
     if not ok:
         raise Error("Malformed/BadSignature")
+    if KINDS[kind] == "RoundOutput":
+        # §7.2: the header's round is the round of the RoundResult it carries.
+        out = Reader(payload)
+        result = out.bytes()
+        if len(result) < 8 or int.from_bytes(result[:8], "little") != round_:
+            raise Error("Malformed/Invalid")
     return KINDS[kind], round_
 
 
