@@ -429,13 +429,13 @@ mod tests {
         assert_eq!(dictionary_entry(&[0, 0, 1, 0]), r#""\x00\x00\x01\x00""#);
         assert_eq!(dictionary_entry(br#"a"\"#), r#""a\x22\x5c""#);
         let d = dictionary(&crate::workspace_root());
-        // A suite id the decoders compare against, and the 32-byte length prefix (0x20 is a
-        // printable space).
+        // A suite id the decoders compare against, and the 32-byte length prefix, little-endian
+        // like the codec (0x20 is a printable space).
         assert!(
             d.contains(r#""verdict/hashing-generator/ristretto255/v1""#),
             "{d}"
         );
-        assert!(d.contains(r#""\x00\x00\x00 ""#));
+        assert!(d.contains(r#"" \x00\x00\x00""#));
         // Every entry line is one quoted string (libFuzzer rejects the file otherwise).
         for line in d.lines().filter(|l| !l.starts_with('#')) {
             assert!(line.starts_with('"') && line.ends_with('"'), "{line}");
