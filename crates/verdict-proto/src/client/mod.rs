@@ -78,7 +78,12 @@ struct Ready<S: ProtoSuite> {
 }
 
 enum State<S: ProtoSuite> {
-    Setup { secrets: Option<ClientSecrets<S>> },
+    /// Awaiting the set-up transcript; `sent` is the set-up message as it left (a resumed
+    /// client, which is past set-up, has none), sent again after a reconnect.
+    Setup {
+        secrets: Option<ClientSecrets<S>>,
+        sent: Option<Arc<[u8]>>,
+    },
     Ready(Box<Ready<S>>),
     Done,
 }
@@ -171,12 +176,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let mut start = Start::derive(&config, session, id, &keys, &mut rng)?;
         let payload = core::mem::take(&mut start.payload);
         let mut client = Self::assemble(config, session, id, keys, start, rng)?;
-        client.send(
-            Party::Server(client.upstream),
-            Kind::ClientSetup,
-            0,
-            payload,
-        );
+        client.send_setup(payload);
         Ok(client)
     }
 
@@ -192,13 +192,16 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         rng: R,
     ) -> Result<Self, ConfigError> {
         let (mut client, payload) = Self::seeded(config, id, keys, seed, rng)?;
-        client.send(
-            Party::Server(client.upstream),
-            Kind::ClientSetup,
-            0,
-            payload,
-        );
+        client.send_setup(payload);
         Ok(client)
+    }
+
+    /// Sends the set-up message to the upstream and keeps it for [`Client::reconnected`].
+    fn send_setup(&mut self, payload: Vec<u8>) {
+        let bytes = self.send(Party::Server(self.upstream), Kind::ClientSetup, 0, payload);
+        if let State::Setup { sent, .. } = &mut self.state {
+            *sent = Some(bytes);
+        }
     }
 
     /// The client `seed` determines, in set-up, with its set-up payload (not yet sent).
@@ -238,6 +241,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             rng,
             state: State::Setup {
                 secrets: Some(start.secrets),
+                sent: None,
             },
             queue: VecDeque::new(),
             transmits: VecDeque::new(),
@@ -351,17 +355,24 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     /// again from the round after the last output it is sent. (The submissions it builds for
     /// rounds already over on the way are refused by the server as late; a message of ours
     /// that did not come out is queued again, as after any round that left us out.) During
-    /// set-up there is nothing to ask for: a set-up message or transcript lost with the link
-    /// is not resent.
+    /// set-up the client sends its set-up message again, byte for byte: a server still in
+    /// set-up ignores the copy, one past it answers with the set-up transcript, which the
+    /// link's loss may have taken (see the server's `late_setup.rs`).
     pub fn reconnected(&mut self) {
-        if let State::Ready(ready) = &self.state {
-            let round = ready.round;
-            self.send(
-                Party::Server(self.upstream),
-                Kind::CatchUp,
-                round,
-                Vec::new(),
-            );
+        let to = Party::Server(self.upstream);
+        match &self.state {
+            State::Ready(ready) => {
+                let round = ready.round;
+                self.send(to, Kind::CatchUp, round, Vec::new());
+            }
+            State::Setup {
+                secrets: Some(_),
+                sent: Some(bytes),
+            } => {
+                let bytes = Arc::clone(bytes);
+                self.transmits.push_back(Transmit { to, bytes });
+            }
+            State::Setup { .. } | State::Done => {}
         }
     }
 

@@ -318,7 +318,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                 "checkpoint upstream",
             )));
         }
-        let State::Setup { secrets } = &mut client.state else {
+        let State::Setup { secrets, .. } = &mut client.state else {
             return Err(ResumeError::Checkpoint(WireError::Invalid("client state")));
         };
         let secrets = secrets

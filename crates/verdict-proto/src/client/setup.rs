@@ -22,7 +22,13 @@ use super::{Client, Ready, State};
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     pub(super) fn on_setup_transcript(&mut self, env: &Received<S::G>) -> Result<(), MessageError> {
         let from = env.header().sender;
-        if !matches!(self.state, State::Setup { secrets: Some(_) }) {
+        if !matches!(
+            self.state,
+            State::Setup {
+                secrets: Some(_),
+                ..
+            }
+        ) {
             return Err(MessageError::Duplicate {
                 from,
                 kind: "set-up transcript",
@@ -49,7 +55,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             return Ok(());
         }
         let own = self.own_slot(&nets);
-        let State::Setup { secrets } = &mut self.state else {
+        let State::Setup { secrets, .. } = &mut self.state else {
             return Ok(());
         };
         let Some(secrets) = secrets.take() else {

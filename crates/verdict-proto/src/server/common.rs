@@ -34,8 +34,9 @@ pub(crate) struct Core<S: ProtoSuite, R> {
     /// upstreams (see `round/upstream.rs`). Set-up serves the roster's.
     pub(crate) clients: BTreeSet<ClientId>,
     pub(crate) excluded: BTreeSet<ClientId>,
-    /// Clients absent at set-up (also in `excluded` once set-up completes).
-    pub(crate) absent: super::absent::Absent,
+    /// Clients absent at set-up (also in `excluded` once set-up completes), and the
+    /// transcript that answers a set-up message after set-up.
+    pub(crate) late_setup: super::late_setup::LateSetup,
     pub(crate) now: Duration,
     /// When the session last moved (a message from a server, or a step of ours): silence is
     /// measured from here.

@@ -35,11 +35,11 @@ use crate::slot::OpenSlot;
 use crate::suite::{ProtoSuite, ServerSecrets, XorOf};
 use crate::wire::{Kind, Received, Role, SharedBytes};
 
-mod absent;
 mod adversary;
 mod blame;
 mod common;
 mod equivocation;
+mod late_setup;
 mod round;
 mod setup;
 mod state;
@@ -142,7 +142,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             rng,
             clients,
             excluded: BTreeSet::new(),
-            absent: Default::default(),
+            late_setup: Default::default(),
             now,
             last_progress: now,
             round: 0,

@@ -8,8 +8,8 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
 use verdict_shuffle::{KeyPair, Phase};
 
-use super::absent::Absent;
 use super::common::Core;
+use super::late_setup::LateSetup;
 use super::round::new_round;
 use super::state::EarlyBlame;
 use super::state::{Early, Running, SetupState};
@@ -186,9 +186,9 @@ impl<S: ProtoSuite> SetupState<S> {
         let slots = nets.ver.roster().pseudonyms().len();
         let transcript = self.log.transcript();
         let payload = payloads::ByteList::encode(&transcript);
-        core.absent = Absent::new(&outcome.absent, &core.clients, &|| payload.clone());
         let clients: Vec<ClientId> = core.clients.iter().copied().collect();
-        core.send_to_clients(&clients, Kind::SetupTranscript, 0, payload);
+        let sealed = core.send_to_clients(&clients, Kind::SetupTranscript, 0, payload);
+        core.late_setup = LateSetup::new(&outcome.absent, sealed);
         // Absent clients have no slot and sent nothing to combine: no round waits for them.
         core.excluded.extend(outcome.absent.iter().copied());
         core.events.push_back(Event::SetupComplete {

@@ -59,25 +59,34 @@ impl<S: ProtoSuite> Simulator<S> {
     /// client resends its last submission and, like any client whose link came back, asks its
     /// server for the outputs it missed. Messages already on their way to it are delivered to
     /// the new process (as a node's per-peer queue does after a reconnect).
+    ///
+    /// A client restarted before its transcript was on disk (in set-up) starts again from its
+    /// seed ([`Client::new_seeded`]): it re-derives the same set-up secrets and sends its set-up
+    /// message anew, which a server past set-up answers with the transcript.
     pub fn restart(&mut self, i: usize) -> Result<(), ResumeError> {
         let id = ClientId(i as u32);
         let missing = || ResumeError::Checkpoint(crate::WireError::Invalid("nothing on disk"));
         let disk = self.disks.clients.get(&id).ok_or_else(missing)?;
-        let (Some(transcript), Some(checkpoint)) = (&disk.transcript, &disk.checkpoint) else {
-            return Err(missing());
-        };
         let keys = self.client_keys.get(i).cloned().ok_or_else(missing)?;
         let rng = fork(&mut self.rng)?;
-        let mut client = Client::resume(
-            self.config.clone(),
-            id,
-            keys,
-            &disk.seed,
-            transcript.clone(),
-            checkpoint,
-            rng,
-        )?;
-        client.reconnected();
+        let client = match (&disk.transcript, &disk.checkpoint) {
+            (Some(transcript), Some(checkpoint)) => {
+                let mut client = Client::resume(
+                    self.config.clone(),
+                    id,
+                    keys,
+                    &disk.seed,
+                    transcript.clone(),
+                    checkpoint,
+                    rng,
+                )?;
+                client.reconnected();
+                client
+            }
+            (None, _) => Client::new_seeded(self.config.clone(), id, keys, &disk.seed, rng)?
+                .with_setup_cache(SetupCache::new()),
+            (Some(_), None) => return Err(missing()),
+        };
         if let Some(slot) = self.clients.get_mut(i) {
             *slot = client;
         }

@@ -3,6 +3,7 @@
 
 use core::time::Duration;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, DcError, Party};
@@ -11,6 +12,7 @@ use super::common::Core;
 use super::state::{EARLY_PER_SERVER, Round, RoundStep, Running, Submitted};
 use super::stop::Stop;
 use crate::error::MessageError;
+use crate::event::Transmit;
 use crate::schedule::Schedule;
 use crate::slot::{OpenSlot, SlotKind};
 use crate::suite::{ClientCt, Prepared, ProtoSuite, SessionNets};
@@ -35,15 +37,34 @@ impl<S: ProtoSuite> Running<S> {
         msg: Received<S::G>,
     ) -> Result<(), Stop> {
         let h = msg.header().clone();
+        let current = self.round.number;
         if let Party::Client(c) = h.sender {
-            if core.absent.contains(c) {
-                if let Some(transcript) = core.absent.answer(c, h.kind) {
-                    core.send_to_clients(&[c], Kind::SetupTranscript, 0, transcript);
-                }
+            // A set-up message now: the client lost the transcript, or missed set-up
+            // (`late_setup.rs`).
+            let answered = (h.kind == Kind::ClientSetup
+                && core.config.upstream_of(c) == Some(core.id))
+            .then(|| core.late_setup.answer(c, current))
+            .flatten();
+            if let Some(bytes) = &answered {
+                core.transmits.push_back(Transmit {
+                    to: h.sender,
+                    bytes: Arc::clone(bytes),
+                });
+            }
+            if core.late_setup.is_absent(c) {
                 core.reject(MessageError::AbsentAtSetup {
                     client: c,
                     kind: h.kind.name(),
                 });
+                return Ok(());
+            }
+            if h.kind == Kind::ClientSetup {
+                if answered.is_none() {
+                    core.reject(MessageError::Duplicate {
+                        from: h.sender,
+                        kind: h.kind.name(),
+                    });
+                }
                 return Ok(());
             }
         }
@@ -55,7 +76,6 @@ impl<S: ProtoSuite> Running<S> {
             });
             Ok(())
         };
-        let current = self.round.number;
         if let (Party::Client(c), Kind::CatchUp) = (h.sender, h.kind) {
             if !msg.payload().is_empty() {
                 core.reject(MessageError::Malformed {
