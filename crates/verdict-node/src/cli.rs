@@ -124,6 +124,10 @@ pub struct RunArgs {
     /// server that cuts a client off: a demonstration of clients moving to another upstream).
     #[arg(long, hide = true, value_name = "I:R", value_parser = parse_cut)]
     pub cut_client: Option<(u32, u64)>,
+    /// Servers: drop the set-up transcript sent to client I, once, as if its connection had
+    /// died with it (a demonstration of a client restarted in set-up getting it again).
+    #[arg(long, hide = true, value_name = "I")]
+    pub lose_transcript_to: Option<u32>,
     /// Exit when the parent process exits (set by `verdict local`: no orphans).
     #[arg(long, hide = true)]
     pub watch_parent: bool,
@@ -243,6 +247,7 @@ async fn member(args: RunArgs, server: bool) -> Result<(), NodeError> {
                 let faults = crate::driver::server::Faults {
                     censor: args.censor_client.map(ClientId),
                     cut: args.cut_client.map(|(c, r)| (ClientId(c), r)),
+                    lose_transcript: args.lose_transcript_to.map(ClientId),
                 };
                 crate::driver::server::run::<S>(group, ServerId(id.0), key, &data, faults, metrics, shutdown).await
             }

@@ -111,20 +111,50 @@ impl Drop for Children {
     }
 }
 
+/// Ports for the `n` servers of a local group, chosen below the kernel's ephemeral port range.
+///
+/// A port is free only until its server binds it, and the servers start later, in other
+/// processes. A port from the ephemeral range (what binding port 0 gives) can be handed in the
+/// meantime to any outgoing connection on the machine — another group's clients dialling, say
+/// — and the server then fails to start. Below that range the kernel never hands a port out by
+/// itself, so only another process choosing it explicitly can take it.
 fn free_ports(n: usize) -> Result<Vec<u16>, NodeError> {
+    use rand_core::RngCore;
+    const FLOOR: u16 = 10_000;
+    let low = ephemeral_low().unwrap_or(32_768);
     // Hold every listener until all ports are known, so the n ports are distinct.
-    let listeners = (0..n)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0"))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| NodeError::Net(format!("no free port: {e}")))?;
-    listeners
-        .iter()
+    let mut held = Vec::with_capacity(n);
+    if low > FLOOR + 1_000 {
+        let span = u32::from(low - FLOOR);
+        for _ in 0..n.saturating_mul(50) {
+            if held.len() == n {
+                break;
+            }
+            let port = FLOOR + (rand_core::OsRng.next_u32() % span) as u16;
+            if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+                held.push(l);
+            }
+        }
+    }
+    while held.len() < n {
+        // No room below the range (or no luck): any free port.
+        let l = std::net::TcpListener::bind("127.0.0.1:0")
+            .map_err(|e| NodeError::Net(format!("no free port: {e}")))?;
+        held.push(l);
+    }
+    held.iter()
         .map(|l| {
             l.local_addr()
                 .map(|a| a.port())
                 .map_err(|e| NodeError::Net(e.to_string()))
         })
         .collect()
+}
+
+/// The low end of the kernel's ephemeral port range (Linux), if known.
+fn ephemeral_low() -> Option<u16> {
+    let range = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
+    range.split_whitespace().next()?.parse().ok()
 }
 
 /// Writes keys and a sealed group for `args` into `dir`.
@@ -465,4 +495,22 @@ async fn run_group(dir: &Path, group: &Path, args: &LocalArgs) -> Result<(), Nod
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_ports_are_distinct_and_below_the_ephemeral_range() {
+        let ports = free_ports(8).unwrap();
+        let distinct: std::collections::BTreeSet<_> = ports.iter().collect();
+        assert_eq!(distinct.len(), 8, "{ports:?}");
+        if let Some(low) = ephemeral_low().filter(|l| *l > 11_000) {
+            assert!(
+                ports.iter().all(|p| *p < low),
+                "{ports:?} (range from {low})"
+            );
+        }
+    }
 }

@@ -209,9 +209,14 @@ pub async fn run<S: ProtoSuite>(
                 }
             }
             Ok(()) = dialed.changed() => {
-                // A (re)established link to the upstream: ask for any certified round the
-                // outage made us miss (nothing during set-up, see `Client::reconnected`).
-                client.reconnected();
+                // A re-established link to the upstream: ask for any certified round the
+                // outage made us miss, or, in set-up, send the set-up message again (the
+                // transcript may have been lost with the link; see `Client::reconnected`).
+                // The first link carries the set-up message already.
+                let links = *dialed.borrow_and_update();
+                if links > 1 || client.phase() != ClientPhase::AwaitingSetup {
+                    client.reconnected();
+                }
             }
             () = &mut shutdown => break,
         }

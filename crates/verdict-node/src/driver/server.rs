@@ -35,6 +35,9 @@ pub struct Faults {
     /// From this round on, drop this client's link and refuse its connections
     /// (`--cut-client I:R`).
     pub cut: Option<(ClientId, u64)>,
+    /// Drop the set-up transcript sent to this client, once, as if its connection had died
+    /// with it (`--lose-transcript-to I`).
+    pub lose_transcript: Option<ClientId>,
 }
 
 /// Runs server `id` of `group` until `shutdown` resolves.
@@ -102,6 +105,7 @@ pub async fn run<S: ProtoSuite>(
         net,
         history,
         stored_round: None,
+        lose_transcript: faults.lose_transcript,
     };
     let mut cut = faults.cut;
     loop {
@@ -148,6 +152,8 @@ struct Outbox {
     catch_ups: CatchUps,
     /// The latest round output stored.
     stored_round: Option<u64>,
+    /// See [`Faults::lose_transcript`].
+    lose_transcript: Option<ClientId>,
 }
 
 impl Outbox {
@@ -189,6 +195,13 @@ impl Outbox {
         }
         let mut resending = Vec::new();
         while let Some(t) = server.poll_transmit() {
+            if let (Party::Client(c), Ok(h)) = (t.to, Header::from_prefix(&t.bytes))
+                && self.lose_transcript == Some(c)
+                && h.kind == Kind::SetupTranscript
+            {
+                self.lose_transcript = None;
+                continue;
+            }
             let output = match (t.to, Header::from_prefix(&t.bytes)) {
                 (Party::Client(c), Ok(h)) if h.kind == Kind::RoundOutput => Some((c, h.round)),
                 _ => None,
