@@ -158,28 +158,11 @@ impl Group {
     }
 
     pub fn spawn_server_with(&mut self, j: usize, extra: Vec<std::ffi::OsString>) {
-        let (g, k, d) = (
-            self.group.clone(),
-            self.dir.join(format!("s{j}.key")),
-            self.data(j),
-        );
-        self.spawn(
-            format!("s{j}"),
-            vec![
-                "server".into(),
-                "--group".into(),
-                g.into(),
-                "--key".into(),
-                k.into(),
-                "--data".into(),
-                d.into(),
-                // Port 0: the server reports the address it bound (`{"event": "metrics"}`).
-                "--metrics=127.0.0.1:0".into(),
-            ]
-            .into_iter()
-            .chain(extra)
-            .collect(),
-        );
+        let mut args = self.member_args("server", &format!("s{j}"), self.data(j));
+        // Port 0: the server reports the address it bound (`{"event": "metrics"}`).
+        args.push("--metrics=127.0.0.1:0".into());
+        args.extend(extra);
+        self.spawn(format!("s{j}"), args);
     }
 
     pub fn spawn_client(&mut self, i: usize) {
@@ -187,20 +170,23 @@ impl Group {
     }
 
     pub fn spawn_client_with(&mut self, i: usize, extra: Vec<std::ffi::OsString>) {
-        let (g, k) = (self.group.clone(), self.dir.join(format!("c{i}.key")));
         // Every client keeps its restart state (a restarted one resumes from it).
-        let d = self.dir.join(format!("c{i}"));
-        let mut args: Vec<std::ffi::OsString> = vec![
-            "client".into(),
-            "--group".into(),
-            g.into(),
-            "--key".into(),
-            k.into(),
-            "--data".into(),
-            d.into(),
-        ];
+        let mut args = self.member_args("client", &format!("c{i}"), self.dir.join(format!("c{i}")));
         args.extend(extra);
         self.spawn(format!("c{i}"), args);
+    }
+
+    /// `verdict <role> --group G --key <name>.key --data <data>`.
+    fn member_args(&self, role: &str, name: &str, data: PathBuf) -> Vec<std::ffi::OsString> {
+        vec![
+            role.into(),
+            "--group".into(),
+            self.group.clone().into(),
+            "--key".into(),
+            self.dir.join(format!("{name}.key")).into(),
+            "--data".into(),
+            data.into(),
+        ]
     }
 
     pub fn data(&self, j: usize) -> PathBuf {
@@ -283,4 +269,18 @@ pub fn last_round(g: &mut Group, who: &str, limit: Duration) -> u64 {
         .filter_map(|l| l.value["round"].as_u64())
         .max()
         .unwrap()
+}
+
+/// Nobody was excluded, no server halted, and no verdict named anyone, at any member.
+pub fn assert_nobody_named(g: &Group) {
+    let named: Vec<_> = g
+        .seen
+        .iter()
+        .filter(|l| {
+            matches!(event(l), "excluded" | "halted")
+                || (event(l) == "verdict" && !l.value["culprit"].is_null())
+        })
+        .map(|l| l.value.clone())
+        .collect();
+    assert!(named.is_empty(), "{named:?}");
 }

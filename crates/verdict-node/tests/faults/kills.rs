@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use crate::harness::{EXE, Group, all_delivered, event, last_round};
+use crate::harness::{EXE, Group, all_delivered, assert_nobody_named, event, last_round};
 
 #[test]
 fn killed_client_does_not_stall_rounds() {
@@ -93,15 +93,7 @@ fn killed_client_restarts_catches_up_from_history_and_posts_again() {
             "{c} did not get the restarted client's message"
         );
     }
-    let named: Vec<_> = g
-        .seen
-        .iter()
-        .filter(|l| {
-            event(l) == "excluded" || (event(l) == "verdict" && !l.value["culprit"].is_null())
-        })
-        .map(|l| l.value.clone())
-        .collect();
-    assert!(named.is_empty(), "{named:?}");
+    assert_nobody_named(&g);
     let served = (0..3).any(|j| {
         std::fs::read_to_string(g.dir.join(format!("s{j}.log")))
             .is_ok_and(|log| log.contains("catching a client up from the history"))

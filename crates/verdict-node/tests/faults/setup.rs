@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::harness::{Group, all_delivered, event};
+use crate::harness::{Group, all_delivered, assert_nobody_named, event};
 
 /// Server 0 loses the set-up transcript it sends c0 (`--lose-transcript-to`), as if c0's
 /// connection had died with it, so c0 sits in set-up while the others run rounds. c0 is
@@ -51,14 +51,5 @@ fn a_client_restarted_in_setup_gets_the_lost_transcript() {
             "{c} did not get c0's message"
         );
     }
-    let named: Vec<_> = g
-        .seen
-        .iter()
-        .filter(|l| {
-            matches!(event(l), "excluded" | "halted")
-                || (event(l) == "verdict" && !l.value["culprit"].is_null())
-        })
-        .map(|l| l.value.clone())
-        .collect();
-    assert!(named.is_empty(), "{named:?}");
+    assert_nobody_named(&g);
 }
