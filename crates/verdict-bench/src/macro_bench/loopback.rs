@@ -16,7 +16,8 @@
 //! network, plus one durable commit.
 //!
 //! Every process and the simulator run one thread of round work (`RAYON_NUM_THREADS=1`,
-//! [`verdict_group::par::with_threads`]): with `M + 2` processes on the machine every core is
+//! [`verdict_group::par::with_threads`]; each process also runs one tokio worker,
+//! `TOKIO_WORKER_THREADS=1`, so its tasks wake each other without crossing threads): with `M + 2` processes on the machine every core is
 //! busy with another member already, so a second thread per member only adds contention, and
 //! the processes' CPU time is then compared with the simulator's single-thread time like for
 //! like (with two threads the simulator's figure is wall time while a process's CPU time adds
@@ -83,7 +84,7 @@ impl MacroBench for Loopback {
         let mut notes = vec![format!(
             "hybrid mode (eager checks), 2 s window, {LOAD}-byte posts, {WARMUP} warm-up rounds, \
              then at least {ROUNDS} rounds and {} s timed; {HOSTS} client processes; one thread of round work per \
-             process and in the simulator; loopback one-way latency \
+             process (and one tokio worker) and in the simulator; loopback one-way latency \
              {:.1} µs (TCP ping-pong); durable commit of a round output {:.1} ms (redb, \
              median of 20, same disk); {cores} cores",
             MIN_TIMED.as_secs(),
@@ -288,6 +289,7 @@ fn measure(exe: &Path, n: usize, m: usize) -> Result<Measured, MacroError> {
             .args(args)
             .arg("--watch-parent")
             .env("RAYON_NUM_THREADS", "1")
+            .env("TOKIO_WORKER_THREADS", "1")
             .stdin(Stdio::null())
             .stdout(if out { Stdio::piped() } else { Stdio::null() })
             .stderr(Stdio::null())

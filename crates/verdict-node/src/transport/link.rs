@@ -217,31 +217,40 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Sends one message as chunks.
+    /// Sends one message as chunks and flushes it to the socket.
     pub async fn send(&mut self, message: &[u8]) -> Result<(), LinkError> {
+        self.feed(message).await?;
+        self.flush().await
+    }
+
+    /// Encrypts one message as chunks into the write buffer without flushing it, so that
+    /// several queued messages leave in one write (`flush`). The buffer is flushed by itself
+    /// once it passes the codec's high-water mark, so it stays bounded.
+    pub async fn feed(&mut self, message: &[u8]) -> Result<(), LinkError> {
         let mut chunks = message.chunks(CHUNK).peekable();
-        let mut plain = Vec::with_capacity(CHUNK + 1);
         if chunks.peek().is_none() {
-            return self.send_chunk(&[1]).await;
+            return self.feed_chunk(&[1]).await;
         }
+        let mut plain = Vec::with_capacity(CHUNK + 1);
         while let Some(c) = chunks.next() {
             plain.clear();
             plain.push(u8::from(chunks.peek().is_none()));
             plain.extend_from_slice(c);
-            let n = self
-                .noise
-                .write_message(self.nonce, &plain, &mut self.buf)?;
-            self.nonce += 1;
-            self.write.feed(bytes_of(&self.buf[..n])).await?;
+            self.feed_chunk(&plain).await?;
         }
+        Ok(())
+    }
+
+    /// Writes out whatever `feed` buffered.
+    pub async fn flush(&mut self) -> Result<(), LinkError> {
         SinkExt::<tokio_util::bytes::Bytes>::flush(&mut self.write).await?;
         Ok(())
     }
 
-    async fn send_chunk(&mut self, plain: &[u8]) -> Result<(), LinkError> {
+    async fn feed_chunk(&mut self, plain: &[u8]) -> Result<(), LinkError> {
         let n = self.noise.write_message(self.nonce, plain, &mut self.buf)?;
         self.nonce += 1;
-        self.write.send(bytes_of(&self.buf[..n])).await?;
+        self.write.feed(bytes_of(&self.buf[..n])).await?;
         Ok(())
     }
 }
@@ -288,6 +297,25 @@ mod tests {
         for m in [Vec::new(), vec![7u8; CHUNK], big.clone()] {
             w.send(&m).await.unwrap();
             assert_eq!(r.recv().await.unwrap(), m);
+        }
+    }
+
+    #[tokio::test]
+    async fn fed_messages_arrive_in_order_after_one_flush() {
+        let (c, s) = pair((b"session", b"session")).await;
+        let (_, mut w) = c
+            .unwrap()
+            .split(Party::Server(ServerId(0)), LinkKind::FromServer);
+        let (mut r, _) = s
+            .unwrap()
+            .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+        let burst: Vec<Vec<u8>> = vec![vec![1], Vec::new(), vec![2u8; CHUNK + 5], vec![3; 10]];
+        for m in &burst {
+            w.feed(m).await.unwrap();
+        }
+        w.flush().await.unwrap();
+        for m in &burst {
+            assert_eq!(&r.recv().await.unwrap(), m);
         }
     }
 

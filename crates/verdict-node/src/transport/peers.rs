@@ -334,14 +334,29 @@ impl Net {
         let write = async move {
             let mut q = queue.lock_owned().await;
             loop {
-                let msg = match q.pending.take() {
+                let mut msg = match q.pending.take() {
                     Some(m) => m,
                     None => match q.rx.recv().await {
                         Some(m) => m,
                         None => return Err(LinkError::Closed),
                     },
                 };
-                if let Err(e) = writer.send(&msg).await {
+                // Everything already queued leaves in one write: a round's messages to one
+                // peer often come in a burst, and each write is a system call and a TCP segment. Only the message that
+                // failed (or the last one, if the flush failed) is kept for the next link, as
+                // before: what went into a broken link may be lost either way, in our buffer
+                // or the kernel's, and the protocol recovers from that (catch-up).
+                loop {
+                    if let Err(e) = writer.feed(&msg).await {
+                        q.pending = Some(msg);
+                        return Err(e);
+                    }
+                    match q.rx.try_recv() {
+                        Ok(next) => msg = next,
+                        Err(_) => break,
+                    }
+                }
+                if let Err(e) = writer.flush().await {
                     q.pending = Some(msg);
                     return Err(e);
                 }
