@@ -6,6 +6,7 @@ pub mod config;
 pub mod encoding;
 pub mod error;
 pub mod event;
+pub(crate) mod fork;
 pub mod keys;
 pub mod policy;
 pub mod schedule;

@@ -2,6 +2,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Party, SessionId};
+use verdict_group::par;
 use verdict_nizk::SigningKey;
 use zeroize::Zeroizing;
 
@@ -26,8 +27,11 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         ready.submission = None;
         let open = ready.schedule.open_slots();
         let max_len = ready.schedule.max_len();
-        let mut cts = Vec::with_capacity(open.len());
-        let mut frame = Zeroizing::new(Vec::new());
+        // First, in slot order, what this client puts in each slot (only its own slot carries
+        // anything; taking a queued message and signing it happen here, once). Then every
+        // slot's ciphertext, one slot per thread with the `parallel` feature, each with its own
+        // RNG (`crate::fork`), so the bytes do not depend on the thread count.
+        let mut jobs = Vec::with_capacity(open.len());
         for o in &open {
             let owner = ready.slot == Some(o.slot);
             let prepared = match ready.nets.prepare(o, round) {
@@ -81,44 +85,48 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                     }
                 }
             }
-            let owner_arg = payload.as_deref().map(|p| (&self.pseudonym, p.as_slice()));
-            let ct = match ready.nets.client_ciphertext(
-                &ready.secrets,
-                &prepared,
-                owner_arg,
-                &mut self.rng,
-            ) {
-                Ok(ct) => ct,
-                Err(_) => {
-                    // Cannot transmit here after all: send a cover so the round still counts
-                    // us, and keep the message.
-                    if let Some(m) = ready.in_flight.take() {
-                        self.queue.push_front(m);
-                    }
-                    match ready.nets.client_ciphertext(
-                        &ready.secrets,
-                        &prepared,
-                        None,
-                        &mut self.rng,
-                    ) {
-                        Ok(ct) => ct,
-                        Err(_) => return,
-                    }
-                }
-            };
-            if o.kind == SlotKind::Xor && owner {
-                // The frame this client XORed in: its ciphertext XOR its cover (its pads).
-                frame = match ready.nets.client_ciphertext(
-                    &ready.secrets,
-                    &prepared,
-                    None,
-                    &mut self.rng,
-                ) {
+            let xor_frame = o.kind == SlotKind::Xor && owner;
+            jobs.push((prepared, payload, xor_frame));
+        }
+        let seeds = crate::fork::seeds(&mut self.rng, jobs.len());
+        let jobs: Vec<_> = jobs.iter().zip(&seeds).collect();
+        let (nets, secrets, pseudonym) = (&ready.nets, &ready.secrets, &self.pseudonym);
+        let built = par::map(&jobs, |&((prepared, payload, xor_frame), seed)| {
+            let mut rng = crate::fork::rng(seed);
+            let owner_arg = payload.as_deref().map(|p| (pseudonym, p.as_slice()));
+            let (ct, fell_back) =
+                match nets.client_ciphertext(secrets, prepared, owner_arg, &mut rng) {
+                    Ok(ct) => (ct, false),
+                    // Cannot transmit here after all: send a cover so the round still counts us
+                    // (the message goes back to the queue below).
+                    Err(_) => (
+                        nets.client_ciphertext(secrets, prepared, None, &mut rng)
+                            .ok()?,
+                        payload.is_some(),
+                    ),
+                };
+            // The frame this client XORed in: its ciphertext XOR its cover (its pads).
+            let frame = xor_frame.then(|| {
+                match nets.client_ciphertext(secrets, prepared, None, &mut rng) {
                     Ok(cover) => {
                         Zeroizing::new(ct.iter().zip(&cover).map(|(a, b)| a ^ b).collect())
                     }
                     Err(_) => Zeroizing::new(Vec::new()),
-                };
+                }
+            });
+            Some((ct, fell_back, frame))
+        });
+        let mut cts = Vec::with_capacity(built.len());
+        let mut frame = Zeroizing::new(Vec::new());
+        for slot in built {
+            let Some((ct, fell_back, own_frame)) = slot else {
+                return;
+            };
+            if fell_back && let Some(m) = ready.in_flight.take() {
+                self.queue.push_front(m);
+            }
+            if let Some(f) = own_frame {
+                frame = f;
             }
             cts.push(ct);
         }

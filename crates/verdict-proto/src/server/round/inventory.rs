@@ -12,10 +12,9 @@ use super::super::state::{Forwarded, Inventory, RoundStep, Running, Submitted};
 use super::super::stop::Stop;
 use super::submission::decode_submission;
 use super::union::{Union, union_of};
-use super::{decode_deferred, deferrable, first_invalid_slot, slot_items};
+use super::{decode_deferred, deferrable, first_invalid_slot, invalid_clients, slot_items};
 use crate::error::{ExclusionReason, ServerFault};
 use crate::policy::Verification;
-use crate::slot::SlotKind;
 use crate::suite::{Prepared, ProtoSuite};
 use crate::wire::{Envelope, Kind, Received, SharedBytes, payloads};
 
@@ -244,17 +243,13 @@ impl<S: ProtoSuite> Running<S> {
         }
         if eager && !S::AGGREGATION.aggregates() {
             // Eager-only suites: every server verifies every client proof before combining.
-            let mut bad: BTreeMap<ClientId, u32> = BTreeMap::new();
-            for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
-            {
-                if open.kind != SlotKind::Verifiable {
-                    continue;
-                }
-                let items = slot_items(&accepted, k);
-                for c in run.nets.verify_clients(prepared, &items, &mut core.rng) {
-                    bad.entry(c).or_insert(open.slot);
-                }
-            }
+            let bad = invalid_clients(
+                &run.nets,
+                &run.round.open,
+                &run.round.prepared,
+                &accepted,
+                &mut core.rng,
+            );
             for (c, slot) in bad {
                 if let Some(sub) = accepted.remove(&c) {
                     upstream.remove(&c);
@@ -329,19 +324,25 @@ impl<S: ProtoSuite> Running<S> {
         run.round.forwarded = forwarded;
         // Server ciphertexts over S (for aggregating suites a verifiable slot's depends on the
         // accepted ids alone).
+        // One slot per thread with the `parallel` feature, each with its own RNG (`crate::fork`).
         let ids: Vec<ClientId> = run.round.accepted.keys().copied().collect();
-        let mut cts = Vec::with_capacity(run.round.open.len());
-        for (k, prepared) in run.round.prepared.iter().enumerate() {
-            let ct = match (prepared, run.nets.aggregator()) {
+        let seeds = crate::fork::seeds(&mut core.rng, run.round.prepared.len());
+        let jobs: Vec<_> = run.round.prepared.iter().zip(&seeds).enumerate().collect();
+        let (nets, secrets, accepted) = (&run.nets, &run.secrets, &run.round.accepted);
+        let results = par::map(&jobs, |&(k, (prepared, seed))| {
+            let mut rng = crate::fork::rng(seed);
+            match (prepared, nets.aggregator()) {
                 (Prepared::Ver(p), Some(aggregator)) => {
-                    aggregator.server_ciphertext_for(&run.secrets, p, &ids, &mut core.rng)
+                    aggregator.server_ciphertext_for(secrets, p, &ids, &mut rng)
                 }
                 _ => {
-                    let items = slot_items(&run.round.accepted, k);
-                    run.nets
-                        .server_ciphertext(&run.secrets, prepared, &items, &mut core.rng)
+                    let items = slot_items(accepted, k);
+                    nets.server_ciphertext(secrets, prepared, &items, &mut rng)
                 }
-            };
+            }
+        });
+        let mut cts = Vec::with_capacity(results.len());
+        for ct in results {
             match ct {
                 Ok(ct) => cts.push(ct),
                 // Our own secrets over a checked accepted set: only a bug of ours gets here.

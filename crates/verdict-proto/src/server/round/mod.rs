@@ -145,6 +145,38 @@ pub(crate) fn slot_items<S: ProtoSuite>(
         .collect()
 }
 
+/// Verifies, one batch per verifiable slot and the slots in parallel (each with its own RNG,
+/// see [`crate::fork`]), the client ciphertexts
+/// `submissions` carry; each invalid client with the first slot in which it failed.
+pub(crate) fn invalid_clients<S: ProtoSuite, R: RngCore + CryptoRng>(
+    nets: &SessionNets<S>,
+    open: &[OpenSlot],
+    prepared: &[Prepared<S>],
+    submissions: &BTreeMap<ClientId, Submitted<S>>,
+    rng: &mut R,
+) -> BTreeMap<ClientId, u32> {
+    let jobs: Vec<(usize, u32, &Prepared<S>)> = open
+        .iter()
+        .zip(prepared)
+        .enumerate()
+        .filter(|(_, (o, _))| o.kind == SlotKind::Verifiable)
+        .map(|(k, (o, p))| (k, o.slot, p))
+        .collect();
+    let seeds = crate::fork::seeds(rng, jobs.len());
+    let jobs: Vec<_> = jobs.into_iter().zip(&seeds).collect();
+    let failed = verdict_group::par::map(&jobs, |&((k, _, p), seed)| {
+        let items = slot_items(submissions, k);
+        nets.verify_clients(p, &items, &mut crate::fork::rng(seed))
+    });
+    let mut bad = BTreeMap::new();
+    for (((_, slot, _), _), clients) in jobs.iter().zip(failed) {
+        for c in clients {
+            bad.entry(c).or_insert(*slot);
+        }
+    }
+    bad
+}
+
 /// The first open slot in which `client`'s submission `payload` carries a malformed ciphertext
 /// or an invalid proof (`None`: the submission is valid).
 pub(crate) fn first_invalid_slot<S: ProtoSuite, R: RngCore + CryptoRng>(

@@ -2,7 +2,6 @@
 //! own clients (eager), and send our inventory.
 
 use core::time::Duration;
-use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
@@ -11,10 +10,10 @@ use verdict_group::par;
 use super::super::common::Core;
 use super::super::state::{RoundStep, Running, Submitted};
 use super::super::stop::Stop;
-use super::{deferrable, slot_items};
+use super::{deferrable, invalid_clients, slot_items};
 use crate::error::{MessageError, ServerFault, WireError};
 use crate::policy::{Verification, WindowPolicy};
-use crate::slot::{OpenSlot, SlotKind};
+use crate::slot::OpenSlot;
 use crate::suite::{ProtoSuite, SessionNets};
 use crate::wire::{Envelope, Kind, Received, SharedBytes, payloads};
 
@@ -183,17 +182,13 @@ impl<S: ProtoSuite> Running<S> {
             // Eager verification, our share of it: our own clients' proofs, one batch per
             // slot. The other servers take our word (and our aggregates) until a slot fails to
             // reveal, so this is where an invalid proof is normally caught.
-            let mut bad: BTreeMap<ClientId, u32> = BTreeMap::new();
-            for (k, (open, prepared)) in run.round.open.iter().zip(&run.round.prepared).enumerate()
-            {
-                if open.kind != SlotKind::Verifiable {
-                    continue;
-                }
-                let items = slot_items(&run.round.own, k);
-                for c in run.nets.verify_clients(prepared, &items, &mut core.rng) {
-                    bad.entry(c).or_insert(open.slot);
-                }
-            }
+            let bad = invalid_clients(
+                &run.nets,
+                &run.round.open,
+                &run.round.prepared,
+                &run.round.own,
+                &mut core.rng,
+            );
             for (c, slot) in bad {
                 if let Some(sub) = run.round.own.remove(&c) {
                     run.round.own_rejected.push((c, slot, sub.envelope));
