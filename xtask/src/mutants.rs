@@ -163,6 +163,13 @@ pub(crate) fn run(root: &Path, args: &Args) -> bool {
     let mut ok = true;
     for (krate, files) in scopes {
         let cargo_args = mutants_args(root, krate, files, args);
+        // cargo-mutants creates `mutants.out/` but not the directory it goes in.
+        let out_parent = root.join("target/mutants").join(krate);
+        if let Err(e) = std::fs::create_dir_all(&out_parent) {
+            eprintln!("cannot create {}: {e}", out_parent.display());
+            ok = false;
+            continue;
+        }
         eprintln!("$ nice cargo {}", cargo_args.join(" "));
         let status = Command::new("nice")
             .arg(crate::cargo_bin())

@@ -13,6 +13,7 @@
 
 use std::fmt;
 
+pub mod baselines;
 pub mod drive;
 pub mod fig7;
 pub mod fig8;

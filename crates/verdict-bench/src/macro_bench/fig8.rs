@@ -22,6 +22,7 @@ use verdict_group::Ristretto255;
 use verdict_proto::sim::{Network, Simulator};
 use verdict_proto::{Event, Mode, Party, Policy, ServerId, Verification, WindowPolicy};
 
+use super::baselines;
 use super::drive::{self, secs};
 use super::workload::{self, MAX_POST, Workload};
 use super::{MacroBench, MacroConfig, MacroError, MacroReport, MacroRow};
@@ -116,6 +117,97 @@ fn post_index(message: &[u8]) -> Option<usize> {
     usize::try_from(u64::from_be_bytes(id)).ok()
 }
 
+/// The trace replayed at `users` active users (the same for Verdict and the baselines).
+fn trace_of(users: usize, seed: u64, trace_len: Duration) -> Vec<workload::Post> {
+    Workload {
+        users,
+        rate: RATE_PER_USER * users as f64,
+        exponent: EXPONENT,
+        duration: trace_len,
+    }
+    .generate(seed)
+}
+
+/// The seed of the trace at `users` active users.
+fn trace_seed(users: usize) -> u64 {
+    8000 + users as u64
+}
+
+/// Figure 8's baselines at `users` active users (see [`super::baselines`]): rows, notes.
+fn baseline_rows(
+    users: usize,
+    trace_len: Duration,
+    verify: Duration,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(Vec<MacroRow>, Vec<String>), MacroError> {
+    let link = Network::default().latency;
+    let trace = trace_of(users, trace_seed(users), trace_len);
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    let push = |series: &str, latencies: &[f64], rows: &mut Vec<MacroRow>| {
+        for (stat, y) in [
+            ("mean", workload::mean(latencies)),
+            ("median", workload::quantile(latencies, 0.5)),
+        ] {
+            rows.push(MacroRow {
+                series: format!("{series} {stat}"),
+                x: users as f64,
+                y,
+            });
+        }
+    };
+    let plain = baselines::no_anonymity(&trace, verify, link);
+    push("no anonymity", &plain, &mut rows);
+    for (label, elements) in [
+        ("mix cascade", baselines::ELEMENTS_PER_POST),
+        ("mix cascade (1 element)", 1),
+    ] {
+        let cost = baselines::CascadeCost::measure(users * elements, SERVERS, trace_seed(users))?;
+        let round = cost.round(SERVERS, link);
+        let budget = (trace_len.as_secs_f64() / round.as_secs_f64()).ceil() as u64 + DRAIN_ROUNDS;
+        let (delivered, round_end) = baselines::replay_rounds(&trace, users, round, budget);
+        let arrivals: Vec<Duration> = trace.iter().map(|p| p.at).collect();
+        let (latencies, undelivered) =
+            workload::latencies(&arrivals, &delivered, &round_end, Duration::ZERO);
+        let mean = workload::mean(&latencies);
+        progress(&format!(
+            "{users} users {label}: {} pairs, round {:.2} s (prove {:.0} ms, verify {:.0} ms, \
+             decrypt {:.0} ms, verify decryption {:.0} ms), mean latency {mean:.2} s",
+            cost.pairs,
+            secs(round),
+            cost.prove.as_secs_f64() * 1e3,
+            cost.verify.as_secs_f64() * 1e3,
+            cost.decrypt.as_secs_f64() * 1e3,
+            cost.verify_decrypt.as_secs_f64() * 1e3,
+        ));
+        notes.push(format!(
+            "{label} at {users} users: {} posts, mean {mean:.2} s, median {:.2} s; round \
+             {:.2} s over {} ElGamal pairs (per server: prove {:.0} ms, verify {:.0} ms, \
+             decrypt {:.0} ms, verify decryption {:.0} ms){}",
+            latencies.len(),
+            workload::quantile(&latencies, 0.5),
+            secs(round),
+            cost.pairs,
+            cost.prove.as_secs_f64() * 1e3,
+            cost.verify.as_secs_f64() * 1e3,
+            cost.decrypt.as_secs_f64() * 1e3,
+            cost.verify_decrypt.as_secs_f64() * 1e3,
+            if undelivered > 0 {
+                format!("; {undelivered} posts still queued after {DRAIN_ROUNDS} drain rounds")
+            } else {
+                String::new()
+            }
+        ));
+        push(label, &latencies, &mut rows);
+    }
+    notes.push(format!(
+        "no anonymity at {users} users: mean {:.3} s, median {:.3} s",
+        workload::mean(&plain),
+        workload::quantile(&plain, 0.5)
+    ));
+    Ok((rows, notes))
+}
+
 fn replay(
     v: Variant,
     users: usize,
@@ -124,14 +216,7 @@ fn replay(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Replay, MacroError> {
     let network = Network::default();
-    let rate = RATE_PER_USER * users as f64;
-    let trace = Workload {
-        users,
-        rate,
-        exponent: EXPONENT,
-        duration: trace_len,
-    }
-    .generate(seed);
+    let trace = trace_of(users, seed, trace_len);
     let mut sim = Simulator::<Hg>::new(policy(v.mode, users), SERVERS, users, network, seed)
         .map_err(|e| MacroError(format!("configuration: {e}")))?;
     let is_setup = |e: &Event| matches!(e, Event::SetupComplete { .. });
@@ -249,7 +334,7 @@ impl MacroBench for Fig8 {
         for (v, list) in [(HYBRID, hybrid_users), (EAGER, eager_users)] {
             for &users in list {
                 let started = std::time::Instant::now();
-                let r = replay(v, users, 8000 + users as u64, trace_len, progress)?;
+                let r = replay(v, users, trace_seed(users), trace_len, progress)?;
                 let mean = workload::mean(&r.latencies);
                 let median = workload::quantile(&r.latencies, 0.5);
                 let p90 = workload::quantile(&r.latencies, 0.9);
@@ -284,6 +369,25 @@ impl MacroBench for Fig8 {
                     });
                 }
             }
+        }
+        let verify = baselines::signature_verify_time(101, 1)?;
+        notes.push(format!(
+            "baselines on the same traces: no anonymity (one link to a server that checks each \
+             post's signature, {:.0} µs each, in turn, one link back) and a verifiable mix \
+             cascade of the same {SERVERS} servers (every user sends one {}-element message per \
+             round; each server verifies the previous step, then shuffles and proves with Neff's \
+             proof; verifiable joint decryption; rounds not pipelined). `mix cascade` shuffles \
+             all {} columns of the round's messages (an upper bound on a width-{} shuffle), `mix \
+             cascade (1 element)` one pair per user (a lower bound)",
+            verify.as_secs_f64() * 1e6,
+            baselines::ELEMENTS_PER_POST,
+            baselines::ELEMENTS_PER_POST,
+            baselines::ELEMENTS_PER_POST,
+        ));
+        for &users in hybrid_users {
+            let (r, n) = baseline_rows(users, trace_len, verify, progress)?;
+            rows.extend(r);
+            notes.extend(n);
         }
         Ok(MacroReport {
             name: self.name().to_owned(),
