@@ -2,15 +2,19 @@
 //! reader half and a writer half that each keep their own nonce counter.
 //!
 //! Noise messages are at most 65,535 bytes, protocol messages can be megabytes (a server's
-//! inventory): a message travels as chunks, each `flag ‖ data` (flag 1 on the last chunk), each
-//! one Noise transport message in one frame. The reader reassembles up to the link kind's
-//! limit and drops the connection past it. Nonces are implicit and sequential (TCP is ordered),
+//! inventory): a message travels as chunks, each `data ‖ flag` (flag 1 on the last chunk), each
+//! one Noise transport message in one frame (`u16be(len) ‖ ciphertext`). The reader reassembles
+//! up to the link kind's limit and drops the connection past it. The flag comes last so that a
+//! chunk decrypts straight into the message being reassembled and the flag is cut off its end,
+//! and the writer encrypts each chunk straight into its output buffer: no copy of a message
+//! besides the one into the chunk plaintext. Nonces are implicit and sequential (TCP is ordered),
 //! so a replayed, reordered, truncated or forged frame fails decryption and ends the link.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio_util::codec::{FramedRead, FramedWrite, LengthDelimitedCodec};
@@ -24,6 +28,11 @@ pub const MAX_FRAME: usize = 65_535;
 const TAG: usize = 16;
 /// Plaintext bytes of a message per chunk (one byte goes to the flag).
 const CHUNK: usize = MAX_FRAME - TAG - 1;
+/// The frame length prefix.
+const PREFIX: usize = 2;
+/// The writer sends its buffer once it holds this much, even before a flush: a burst of large
+/// messages takes at most this much memory beyond the messages themselves.
+const WRITE_HIGH_WATER: usize = 4 * (MAX_FRAME + PREFIX);
 /// How long a handshake may take.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -159,13 +168,13 @@ impl Established {
                 nonce: 0,
                 limit: kind.max_message(),
                 partial: Vec::new(),
-                scratch: vec![0u8; MAX_FRAME],
             },
             Writer {
-                write: self.write,
+                // The handshake flushed everything it wrote, so nothing is left in the codec.
+                write: self.write.into_inner(),
                 noise: self.noise,
                 nonce: 0,
-                buf: vec![0u8; MAX_FRAME],
+                out: Vec::with_capacity(WRITE_HIGH_WATER),
             },
         )
     }
@@ -180,7 +189,6 @@ pub struct Reader {
     nonce: u64,
     limit: usize,
     partial: Vec<u8>,
-    scratch: Vec<u8>,
 }
 
 impl Reader {
@@ -188,20 +196,31 @@ impl Reader {
     pub async fn recv(&mut self) -> Result<Vec<u8>, LinkError> {
         loop {
             let frame = self.read.next().await.ok_or(LinkError::Closed)??;
-            let n = self
-                .noise
-                .read_message(self.nonce, &frame, &mut self.scratch)?;
-            self.nonce += 1;
-            let Some((&flag, data)) = self.scratch[..n].split_first() else {
-                return Err(LinkError::Violation("empty chunk"));
-            };
-            if self.partial.len() + data.len() > self.limit {
+            // Each chunk decrypts into the tail of the message (its plaintext is 16 bytes
+            // shorter than the frame); the limit is checked before growing it.
+            let start = self.partial.len();
+            if start + frame.len().saturating_sub(TAG + 1) > self.limit {
                 return Err(LinkError::Violation("message above the link's limit"));
             }
-            self.partial.extend_from_slice(data);
-            match flag {
-                0 => continue,
-                1 => return Ok(core::mem::take(&mut self.partial)),
+            self.partial.resize(start + frame.len(), 0);
+            let decrypted = self.noise.read_message(
+                self.nonce,
+                &frame,
+                self.partial.get_mut(start..).unwrap_or_default(),
+            );
+            let n = match decrypted {
+                Ok(n) => n,
+                Err(e) => {
+                    self.partial.truncate(start);
+                    return Err(e.into());
+                }
+            };
+            self.nonce += 1;
+            self.partial.truncate(start + n);
+            match (n, self.partial.pop()) {
+                (0, _) | (_, None) => return Err(LinkError::Violation("empty chunk")),
+                (_, Some(0)) => continue,
+                (_, Some(1)) => return Ok(core::mem::take(&mut self.partial)),
                 _ => return Err(LinkError::Violation("bad chunk flag")),
             }
         }
@@ -210,10 +229,11 @@ impl Reader {
 
 /// The sending half.
 pub struct Writer {
-    write: FramedWrite<OwnedWriteHalf, LengthDelimitedCodec>,
+    write: OwnedWriteHalf,
     noise: Arc<snow::StatelessTransportState>,
     nonce: u64,
-    buf: Vec<u8>,
+    /// Frames not yet written to the socket.
+    out: Vec<u8>,
 }
 
 impl Writer {
@@ -223,34 +243,65 @@ impl Writer {
         self.flush().await
     }
 
-    /// Encrypts one message as chunks into the write buffer without flushing it, so that
-    /// several queued messages leave in one write (`flush`). The buffer is flushed by itself
-    /// once it passes the codec's high-water mark, so it stays bounded.
+    /// Encrypts one message as chunks into the write buffer without writing it out, so that
+    /// several queued messages leave in one write ([`Writer::flush`]). The buffer is written
+    /// out by itself once it passes [`WRITE_HIGH_WATER`], so it stays bounded.
     pub async fn feed(&mut self, message: &[u8]) -> Result<(), LinkError> {
         let mut chunks = message.chunks(CHUNK).peekable();
         if chunks.peek().is_none() {
             return self.feed_chunk(&[1]).await;
         }
-        let mut plain = Vec::with_capacity(CHUNK + 1);
+        let mut plain = Vec::with_capacity(CHUNK.min(message.len()) + 1);
         while let Some(c) = chunks.next() {
             plain.clear();
-            plain.push(u8::from(chunks.peek().is_none()));
             plain.extend_from_slice(c);
+            plain.push(u8::from(chunks.peek().is_none()));
             self.feed_chunk(&plain).await?;
         }
         Ok(())
     }
 
-    /// Writes out whatever `feed` buffered.
+    /// Writes out whatever [`Writer::feed`] buffered.
     pub async fn flush(&mut self) -> Result<(), LinkError> {
-        SinkExt::<tokio_util::bytes::Bytes>::flush(&mut self.write).await?;
+        if !self.out.is_empty() {
+            self.write.write_all(&self.out).await?;
+            self.out.clear();
+        }
+        // One burst of large messages must not pin its buffer for the link's lifetime.
+        if self.out.capacity() > 2 * WRITE_HIGH_WATER {
+            self.out.shrink_to(WRITE_HIGH_WATER);
+        }
         Ok(())
     }
 
+    /// Appends one frame, `u16be(len) ‖ Noise ciphertext of plain`, encrypted in place.
     async fn feed_chunk(&mut self, plain: &[u8]) -> Result<(), LinkError> {
-        let n = self.noise.write_message(self.nonce, plain, &mut self.buf)?;
+        let start = self.out.len();
+        self.out.resize(start + PREFIX + plain.len() + TAG, 0);
+        let sealed = self.noise.write_message(
+            self.nonce,
+            plain,
+            self.out.get_mut(start + PREFIX..).unwrap_or_default(),
+        );
+        let n = match sealed {
+            Ok(n) => n,
+            Err(e) => {
+                self.out.truncate(start);
+                return Err(e.into());
+            }
+        };
+        let Ok(len) = u16::try_from(n) else {
+            self.out.truncate(start);
+            return Err(LinkError::Violation("frame above 65,535 bytes"));
+        };
         self.nonce += 1;
-        self.write.feed(bytes_of(&self.buf[..n])).await?;
+        self.out.truncate(start + PREFIX + n);
+        if let Some(prefix) = self.out.get_mut(start..start + PREFIX) {
+            prefix.copy_from_slice(&len.to_be_bytes());
+        }
+        if self.out.len() >= WRITE_HIGH_WATER {
+            self.flush().await?;
+        }
         Ok(())
     }
 }
@@ -316,6 +367,25 @@ mod tests {
         w.flush().await.unwrap();
         for m in &burst {
             assert_eq!(&r.recv().await.unwrap(), m);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_chunk_without_a_valid_flag_ends_the_link() {
+        for (chunk, why) in [(&[9u8, 9, 2][..], "bad chunk flag"), (&[], "empty chunk")] {
+            let (c, s) = pair((b"session", b"session")).await;
+            let (_, mut w) = c
+                .unwrap()
+                .split(Party::Server(ServerId(0)), LinkKind::FromServer);
+            let (mut r, _) = s
+                .unwrap()
+                .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+            w.feed_chunk(chunk).await.unwrap();
+            w.flush().await.unwrap();
+            match r.recv().await {
+                Err(LinkError::Violation(v)) => assert_eq!(v, why),
+                other => panic!("expected {why}, got {other:?}"),
+            }
         }
     }
 
