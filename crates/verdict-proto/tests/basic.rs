@@ -103,3 +103,37 @@ fn bandwidth_limits_slow_the_simulated_clock() {
     let slow = run(Some(100_000));
     assert!(slow > fast * 2, "fast {fast:?}, slow {slow:?}");
 }
+
+#[test]
+fn the_simulator_counts_every_byte_on_both_ends() {
+    let policy = Policy {
+        mode: Mode::Verifiable(Verification::Eager),
+        default_len: 128,
+        ..Policy::default()
+    };
+    let mut sim = Simulator::<Hg>::new(policy, 3, 6, Network::default(), 3).unwrap();
+    let servers: Vec<Party> = (0..3).map(|j| Party::Server(ServerId(j))).collect();
+    sim.run_rounds(2, Duration::from_secs(60));
+    let mut sent = 0u64;
+    let mut received = 0u64;
+    for (_, t) in sim.traffic.iter() {
+        sent += t.sent;
+        received += t.received;
+    }
+    assert!(sent > 0);
+    assert_eq!(sent, received, "every byte sent is addressed to someone");
+    // Every server both sent and received (submissions, inventories, ciphertexts, outputs).
+    for s in &servers {
+        let t = sim.traffic.of(*s);
+        assert!(
+            t.received > 0 && t.sent > 0 && t.messages_sent > 0,
+            "{s}: {t:?}"
+        );
+    }
+    let client = sim.traffic.of(Party::Client(verdict_proto::ClientId(0)));
+    assert!(
+        client.messages_sent >= 2,
+        "set-up and at least one submission"
+    );
+    assert!(client.received > 0);
+}

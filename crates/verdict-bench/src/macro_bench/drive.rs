@@ -12,7 +12,7 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 
 use verdict_proto::sim::Simulator;
-use verdict_proto::{Event, Party, ProtoSuite};
+use verdict_proto::{Event, Party, ProtoSuite, ServerId};
 
 use super::MacroError;
 
@@ -89,6 +89,8 @@ pub struct RoundCost {
     pub client_cpu: Duration,
     /// Simulated time (network latency only).
     pub network: Duration,
+    /// Protocol bytes the busiest server (by bytes) received and sent during the round.
+    pub server_bytes: (u64, u64),
 }
 
 impl RoundCost {
@@ -109,6 +111,7 @@ pub fn run_round<S: ProtoSuite>(
     deadline: Duration,
 ) -> Result<RoundCost, MacroError> {
     let before = sim.cpu.clone();
+    let traffic_before = sim.traffic.clone();
     let t0 = sim.now();
     sim.run_rounds(round + 1, deadline);
     let reached = (0..sim.num_servers()).all(|j| sim.server(j).is_some_and(|s| s.round() > round));
@@ -118,10 +121,19 @@ pub fn run_round<S: ProtoSuite>(
             sim.now()
         )));
     }
+    let server_bytes = (0..sim.num_servers())
+        .map(|j| {
+            let p = Party::Server(ServerId(j as u32));
+            let (a, b) = (traffic_before.of(p), sim.traffic.of(p));
+            (b.received - a.received, b.sent - a.sent)
+        })
+        .max_by_key(|(received, sent)| received + sent)
+        .unwrap_or_default();
     Ok(RoundCost {
         server_cpu: max_delta(&before, &sim.cpu, true),
         client_cpu: max_delta(&before, &sim.cpu, false),
         network: sim.now().saturating_sub(t0),
+        server_bytes,
     })
 }
 
@@ -156,6 +168,7 @@ mod tests {
             server_cpu: ms(4),
             client_cpu: ms(29),
             network: ms(40),
+            server_bytes: (0, 0),
         };
         assert_eq!(cost.estimated_wall(), ms(73));
     }

@@ -316,6 +316,17 @@ impl MacroBench for Fig7 {
                     push("hybrid blame, server CPU", n, secs(b));
                 }
                 if k + 1 == ns.len() {
+                    // Bandwidth next to CPU (the cost model in docs/PERFORMANCE.md): protocol
+                    // bytes of the busiest server in the last measured round.
+                    if let Some(r) = m.round.last() {
+                        notes.push(format!(
+                            "N = {n} {}: busiest server's protocol traffic per round {:.2} MB \
+                             in, {:.2} MB out",
+                            v.label,
+                            r.server_bytes.0 as f64 / 1e6,
+                            r.server_bytes.1 as f64 / 1e6
+                        ));
+                    }
                     at_max.push((v, m));
                 }
             }

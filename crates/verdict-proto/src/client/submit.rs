@@ -94,19 +94,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let built = par::map(&jobs, |&((prepared, payload, xor_frame), seed)| {
             let mut rng = crate::fork::rng(seed);
             let owner_arg = payload.as_deref().map(|p| (pseudonym, p.as_slice()));
+            // Cannot transmit here after all: send a cover so the round still counts us (the
+            // message goes back to the queue below, even if the cover fails too).
             let (ct, fell_back) =
                 match nets.client_ciphertext(secrets, prepared, owner_arg, &mut rng) {
-                    Ok(ct) => (ct, false),
-                    // Cannot transmit here after all: send a cover so the round still counts us
-                    // (the message goes back to the queue below).
+                    Ok(ct) => (Some(ct), false),
                     Err(_) => (
                         nets.client_ciphertext(secrets, prepared, None, &mut rng)
-                            .ok()?,
+                            .ok(),
                         payload.is_some(),
                     ),
                 };
             // The frame this client XORed in: its ciphertext XOR its cover (its pads).
-            let frame = xor_frame.then(|| {
+            let frame = ct.as_ref().filter(|_| *xor_frame).map(|ct| {
                 match nets.client_ciphertext(secrets, prepared, None, &mut rng) {
                     Ok(cover) => {
                         Zeroizing::new(ct.iter().zip(&cover).map(|(a, b)| a ^ b).collect())
@@ -114,17 +114,17 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                     Err(_) => Zeroizing::new(Vec::new()),
                 }
             });
-            Some((ct, fell_back, frame))
+            (ct, fell_back, frame)
         });
         let mut cts = Vec::with_capacity(built.len());
         let mut frame = Zeroizing::new(Vec::new());
-        for slot in built {
-            let Some((ct, fell_back, own_frame)) = slot else {
-                return;
-            };
+        for (ct, fell_back, own_frame) in built {
             if fell_back && let Some(m) = ready.in_flight.take() {
                 self.queue.push_front(m);
             }
+            let Some(ct) = ct else {
+                return;
+            };
             if let Some(f) = own_frame {
                 frame = f;
             }

@@ -27,32 +27,15 @@ use crate::suite::ProtoSuite;
 #[cfg(feature = "adversary")]
 mod adversary;
 mod durable;
+mod network;
 mod restart;
+mod traffic;
 mod upstream;
 
 #[cfg(feature = "adversary")]
 pub use adversary::Adversary;
-
-/// Link model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Network {
-    /// One-way latency of every link.
-    pub latency: Duration,
-    /// Bytes per second of every link (`None`: unlimited).
-    pub bandwidth: Option<u64>,
-    /// Extra delay per message, uniform in `[0, jitter)` (links stay FIFO).
-    pub jitter: Duration,
-}
-
-impl Default for Network {
-    fn default() -> Self {
-        Self {
-            latency: Duration::from_millis(10),
-            bandwidth: None,
-            jitter: Duration::ZERO,
-        }
-    }
-}
+pub use network::Network;
+pub use traffic::{Traffic, TrafficLog};
 
 #[derive(PartialEq, Eq)]
 struct Pending {
@@ -113,6 +96,8 @@ pub struct Simulator<S: ProtoSuite> {
     pub events: Vec<(Duration, Party, Event)>,
     /// CPU time spent inside each participant's state machine.
     pub cpu: BTreeMap<Party, Duration>,
+    /// Bytes each participant sent and was sent.
+    pub traffic: traffic::TrafficLog,
     /// Messages handed to a participant so far.
     messages: usize,
     /// Each server's history of the outputs it sent (a node's durable history).
@@ -241,6 +226,7 @@ impl<S: ProtoSuite> Simulator<S> {
             rng,
             events: Vec::new(),
             cpu,
+            traffic: traffic::TrafficLog::default(),
             messages: 0,
             histories: durable::Histories::default(),
             disks: durable::Disks::default(),
@@ -420,6 +406,7 @@ impl<S: ProtoSuite> Simulator<S> {
             let Some(bytes) = self.rewrite(who, t.to, t.bytes) else {
                 continue;
             };
+            self.traffic.record(who, t.to, bytes.len());
             let free = self
                 .link_free
                 .get(&(who, t.to))
