@@ -245,7 +245,7 @@ impl Writer {
 
     /// Encrypts one message as chunks into the write buffer without writing it out, so that
     /// several queued messages leave in one write ([`Writer::flush`]). The buffer is written
-    /// out by itself once it passes [`WRITE_HIGH_WATER`], so it stays bounded.
+    /// out by itself once it passes `WRITE_HIGH_WATER` (256 KiB), so it stays bounded.
     pub async fn feed(&mut self, message: &[u8]) -> Result<(), LinkError> {
         let mut chunks = message.chunks(CHUNK).peekable();
         if chunks.peek().is_none() {
