@@ -335,15 +335,21 @@ mod tests {
         (client, server.await.unwrap())
     }
 
-    #[tokio::test]
-    async fn large_messages_are_chunked_and_reassembled() {
+    /// The writer of one end of an established link and the reader of the other.
+    async fn linked() -> (Writer, Reader) {
         let (c, s) = pair((b"session", b"session")).await;
-        let (_, mut w) = c
+        let (_, w) = c
             .unwrap()
             .split(Party::Server(ServerId(0)), LinkKind::FromServer);
-        let (mut r, _) = s
+        let (r, _) = s
             .unwrap()
             .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+        (w, r)
+    }
+
+    #[tokio::test]
+    async fn large_messages_are_chunked_and_reassembled() {
+        let (mut w, mut r) = linked().await;
         let big: Vec<u8> = (0..300_000u32).map(|i| i as u8).collect();
         for m in [Vec::new(), vec![7u8; CHUNK], big.clone()] {
             w.send(&m).await.unwrap();
@@ -353,13 +359,7 @@ mod tests {
 
     #[tokio::test]
     async fn fed_messages_arrive_in_order_after_one_flush() {
-        let (c, s) = pair((b"session", b"session")).await;
-        let (_, mut w) = c
-            .unwrap()
-            .split(Party::Server(ServerId(0)), LinkKind::FromServer);
-        let (mut r, _) = s
-            .unwrap()
-            .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+        let (mut w, mut r) = linked().await;
         let burst: Vec<Vec<u8>> = vec![vec![1], Vec::new(), vec![2u8; CHUNK + 5], vec![3; 10]];
         for m in &burst {
             w.feed(m).await.unwrap();
@@ -373,13 +373,7 @@ mod tests {
     #[tokio::test]
     async fn a_chunk_without_a_valid_flag_ends_the_link() {
         for (chunk, why) in [(&[9u8, 9, 2][..], "bad chunk flag"), (&[], "empty chunk")] {
-            let (c, s) = pair((b"session", b"session")).await;
-            let (_, mut w) = c
-                .unwrap()
-                .split(Party::Server(ServerId(0)), LinkKind::FromServer);
-            let (mut r, _) = s
-                .unwrap()
-                .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+            let (mut w, mut r) = linked().await;
             w.feed_chunk(chunk).await.unwrap();
             w.flush().await.unwrap();
             match r.recv().await {
@@ -391,13 +385,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_message_above_the_link_limit_ends_the_link() {
-        let (c, s) = pair((b"session", b"session")).await;
-        let (_, mut w) = c
-            .unwrap()
-            .split(Party::Server(ServerId(0)), LinkKind::FromServer);
-        let (mut r, _) = s
-            .unwrap()
-            .split(Party::Client(ClientId(0)), LinkKind::FromClient);
+        let (mut w, mut r) = linked().await;
         let too_big = vec![1u8; LinkKind::FromClient.max_message() + 1];
         let send = tokio::spawn(async move { w.send(&too_big).await });
         assert!(matches!(r.recv().await, Err(LinkError::Violation(_))));
