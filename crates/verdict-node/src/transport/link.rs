@@ -174,7 +174,7 @@ impl Established {
                 write: self.write.into_inner(),
                 noise: self.noise,
                 nonce: 0,
-                out: Vec::with_capacity(WRITE_HIGH_WATER),
+                out: Vec::new(),
             },
         )
     }
@@ -263,15 +263,19 @@ impl Writer {
 
     /// Writes out whatever [`Writer::feed`] buffered.
     pub async fn flush(&mut self) -> Result<(), LinkError> {
-        if !self.out.is_empty() {
-            self.write.write_all(&self.out).await?;
-            self.out.clear();
+        let written = if self.out.is_empty() {
+            Ok(())
+        } else {
+            self.write.write_all(&self.out).await
+        };
+        // Nothing is written twice: after a failure the link is gone with what it held.
+        self.out.clear();
+        // A burst of large messages (an inventory) must not pin its buffer for the link's
+        // lifetime: most links carry a few kilobytes a round.
+        if self.out.capacity() > WRITE_HIGH_WATER {
+            self.out = Vec::new();
         }
-        // One burst of large messages must not pin its buffer for the link's lifetime.
-        if self.out.capacity() > 2 * WRITE_HIGH_WATER {
-            self.out.shrink_to(WRITE_HIGH_WATER);
-        }
-        Ok(())
+        Ok(written?)
     }
 
     /// Appends one frame, `u16be(len) ‖ Noise ciphertext of plain`, encrypted in place.

@@ -6,7 +6,7 @@
 //! transport key completed the handshake; an unknown key is dropped before any protocol work,
 //! and a second connection for the same party replaces the first.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -47,9 +47,13 @@ pub struct Directory {
 
 struct OutQueue {
     rx: mpsc::Receiver<Arc<[u8]>>,
-    /// A message whose write failed: the next link sends it first.
-    pending: Option<Arc<[u8]>>,
+    /// The batch being written: kept until its flush succeeds, so that a link that fails or
+    /// is replaced mid-batch (its writer future dropped) leaves it for the next link.
+    pending: VecDeque<Arc<[u8]>>,
 }
+
+/// Messages written in one batch at most (the queue's capacity bounds it too).
+const MAX_BATCH: usize = 64;
 
 /// This node's network: queues, links, inbound channel.
 pub struct Net {
@@ -121,7 +125,10 @@ impl Net {
             senders.insert(*p, tx);
             receivers.insert(
                 *p,
-                Arc::new(tokio::sync::Mutex::new(OutQueue { rx, pending: None })),
+                Arc::new(tokio::sync::Mutex::new(OutQueue {
+                    rx,
+                    pending: VecDeque::new(),
+                })),
             );
         }
         let net = Arc::new(Self {
@@ -334,32 +341,29 @@ impl Net {
         let write = async move {
             let mut q = queue.lock_owned().await;
             loop {
-                let mut msg = match q.pending.take() {
-                    Some(m) => m,
-                    None => match q.rx.recv().await {
-                        Some(m) => m,
+                if q.pending.is_empty() {
+                    match q.rx.recv().await {
+                        Some(m) => q.pending.push_back(m),
                         None => return Err(LinkError::Closed),
-                    },
-                };
-                // Everything already queued leaves in one write: a round's messages to one
-                // peer often come in a burst, and each write is a system call and a TCP segment. Only the message that
-                // failed (or the last one, if the flush failed) is kept for the next link, as
-                // before: what went into a broken link may be lost either way, in our buffer
-                // or the kernel's, and the protocol recovers from that (catch-up).
-                loop {
-                    if let Err(e) = writer.feed(&msg).await {
-                        q.pending = Some(msg);
-                        return Err(e);
                     }
+                }
+                // Everything already queued leaves in one write: a round's messages to one
+                // peer often come in a burst, and each write is a system call and a TCP
+                // segment. The batch stays queued until it is flushed; if the link fails
+                // first, the next link sends all of it again (a message that did arrive is
+                // then a byte-identical copy, which the state machines drop as a duplicate,
+                // as they did for the one message a failed send used to keep).
+                while q.pending.len() < MAX_BATCH {
                     match q.rx.try_recv() {
-                        Ok(next) => msg = next,
+                        Ok(m) => q.pending.push_back(m),
                         Err(_) => break,
                     }
                 }
-                if let Err(e) = writer.flush().await {
-                    q.pending = Some(msg);
-                    return Err(e);
+                for m in &q.pending {
+                    writer.feed(m).await?;
                 }
+                writer.flush().await?;
+                q.pending.clear();
             }
         };
         let r: Result<(), LinkError> = tokio::select! {

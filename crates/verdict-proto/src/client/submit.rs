@@ -31,14 +31,22 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         // anything; taking a queued message and signing it happen here, once). Then every
         // slot's ciphertext, one slot per thread with the `parallel` feature, each with its own
         // RNG (`crate::fork`), so the bytes do not depend on the thread count.
+        let mut carried = Vec::with_capacity(open.len());
+        // Every slot's per-round data first: a failure here returns before anything is taken
+        // from the queue or the pending accusation.
+        let Ok(prepared) = open
+            .iter()
+            .map(|o| ready.nets.prepare(o, round))
+            .collect::<Result<Vec<_>, _>>()
+        else {
+            return;
+        };
+        let mut accusation = None;
         let mut jobs = Vec::with_capacity(open.len());
-        for o in &open {
+        for (o, prepared) in open.iter().zip(prepared) {
             let owner = ready.slot == Some(o.slot);
-            let prepared = match ready.nets.prepare(o, round) {
-                Ok(p) => p,
-                Err(_) => return,
-            };
             let mut payload: Option<Zeroizing<Vec<u8>>> = None;
+            let mut carries = Carries::Nothing;
             if owner {
                 match o.kind {
                     SlotKind::Verifiable if hybrid => {
@@ -52,6 +60,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                                 content,
                                 &mut self.rng,
                             )));
+                            accusation = Some(acc);
+                            carries = Carries::Accusation;
                         }
                     }
                     _ => {
@@ -59,6 +69,9 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
                         let fits = self.queue.front().is_some_and(|m| m.len() <= room);
                         let body = if fits { self.queue.pop_front() } else { None };
                         ready.in_flight.clone_from(&body);
+                        if body.is_some() {
+                            carries = Carries::Message;
+                        }
                         // Request the smallest capacity that fits the next queued message, or
                         // keep the default capacity when nothing more is queued.
                         let next = match self.queue.front() {
@@ -87,6 +100,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             }
             let xor_frame = o.kind == SlotKind::Xor && owner;
             jobs.push((prepared, payload, xor_frame));
+            carried.push(carries);
         }
         let seeds = crate::fork::seeds(&mut self.rng, jobs.len());
         let jobs: Vec<_> = jobs.iter().zip(&seeds).collect();
@@ -94,8 +108,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let built = par::map(&jobs, |&((prepared, payload, xor_frame), seed)| {
             let mut rng = crate::fork::rng(seed);
             let owner_arg = payload.as_deref().map(|p| (pseudonym, p.as_slice()));
-            // Cannot transmit here after all: send a cover so the round still counts us (the
-            // message goes back to the queue below, even if the cover fails too).
+            // Cannot transmit here after all: send a cover so the round still counts us (what
+            // the slot was to carry is put back below).
             let (ct, fell_back) =
                 match nets.client_ciphertext(secrets, prepared, owner_arg, &mut rng) {
                     Ok(ct) => (Some(ct), false),
@@ -116,19 +130,33 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             });
             (ct, fell_back, frame)
         });
+        // No submission this round if a slot has no ciphertext at all: the message and the
+        // accusation go back where they came from. A slot that fell back to a cover gives back
+        // only what it was to carry.
+        let failed = built.iter().any(|(ct, _, _)| ct.is_none());
+        for ((_, fell_back, _), carries) in built.iter().zip(&carried) {
+            match carries {
+                Carries::Message if *fell_back || failed => {
+                    if let Some(m) = ready.in_flight.take() {
+                        self.queue.push_front(m);
+                    }
+                }
+                Carries::Accusation if *fell_back || failed => {
+                    ready.accusation = accusation.take();
+                }
+                _ => {}
+            }
+        }
+        if failed {
+            return;
+        }
         let mut cts = Vec::with_capacity(built.len());
         let mut frame = Zeroizing::new(Vec::new());
-        for (ct, fell_back, own_frame) in built {
-            if fell_back && let Some(m) = ready.in_flight.take() {
-                self.queue.push_front(m);
-            }
-            let Some(ct) = ct else {
-                return;
-            };
+        for (ct, _, own_frame) in built.into_iter() {
             if let Some(f) = own_frame {
                 frame = f;
             }
-            cts.push(ct);
+            cts.extend(ct);
         }
         ready.sent.insert(round, (open, frame));
         while ready.sent.len() > 4 {
@@ -158,4 +186,14 @@ fn signed_content<G: verdict_group::Group, R: RngCore + CryptoRng>(
     );
     content.extend_from_slice(&sig.to_bytes());
     content
+}
+
+/// What this client's own slot carries this round, to put back if its ciphertext fails.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Carries {
+    Nothing,
+    /// The queued message now in flight.
+    Message,
+    /// The pending accusation.
+    Accusation,
 }
