@@ -50,7 +50,9 @@ use crate::dh::{DhReveal, dh_value};
 use crate::error::{DcDecodeError, DcError, SetupError};
 use crate::ids::{ClientId, Party, ServerId, SessionId, SlotRound, SuiteId};
 use crate::shared::combine_no_setup;
-use crate::suite::{Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted};
+use crate::suite::{
+    Ciphersuite, MAX_SLOT_LEN, PreparedSlot, Roster, Session, check_accepted, check_accepted_ids,
+};
 
 const PAIR_CONTEXT: &str = "verdict-dcnet xor pair v1";
 /// Domain of the owner's frame signature (a `verdict_nizk` signature domain: no other message
@@ -164,7 +166,10 @@ fn pad_stream(key: &[u8; 32], prefix: &[u8], slot: SlotRound) -> blake3::OutputR
     reader
 }
 
-fn xor_into(dst: &mut [u8], src: &[u8]) {
+/// `dst ⊕= src` over their common length: how ciphertexts of a slot combine. Public so that a
+/// caller summing ciphertexts as they arrive (a server summing each inventory's ciphertexts while
+/// it parses it) combines exactly as [`Xor`]'s reveal does.
+pub fn xor_into(dst: &mut [u8], src: &[u8]) {
     for (d, s) in dst.iter_mut().zip(src) {
         *d ^= *s;
     }
@@ -319,6 +324,79 @@ impl<G: Group> Xor<G> {
         Self::stream_bit(key, session.id(), slot, bit)
     }
 
+    /// A server's ciphertext for `slot` over the accepted set `ids` (known clients, each once):
+    /// `⊕_{i∈ids} pad_ij`. The bytes [`Ciphersuite::server_ciphertext`] gives for those
+    /// clients' ciphertexts, which an XOR server ciphertext does not depend on; a server that
+    /// keeps its clients' ciphertexts encoded needs only their ids.
+    pub fn server_ciphertext_for_ids(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        state: &XorServerState,
+        ids: &[ClientId],
+    ) -> Result<XorCiphertext, DcError> {
+        check_accepted_ids(session.roster(), ids)?;
+        let keys = ids
+            .iter()
+            .map(|c| {
+                state
+                    .keys
+                    .get(c.index())
+                    .ok_or(DcError::UnknownClient { client: *c })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(XorCiphertext {
+            bytes: Self::pads(&keys, session.id(), slot.slot_round()),
+        })
+    }
+
+    /// Opens a slot from `combined`, the `⊕` of every accepted client's and every server's
+    /// ciphertext, however it was summed (the reveal is this over its own sum): `None` for an
+    /// all-zero slot, the owner's message for a valid frame, [`DcError::CorruptReveal`] for
+    /// anything else; [`DcError::InvalidParameters`] if `combined` is not [`Self::frame_len`]
+    /// bytes (the caller's sum, not a member, is at fault).
+    pub fn open_combined(
+        session: &Session<Self>,
+        slot: &PreparedSlot<Self>,
+        combined: &[u8],
+    ) -> Result<Option<Vec<u8>>, DcError> {
+        if combined.len() != Self::frame_len(slot.len()) {
+            return Err(DcError::InvalidParameters("combined frame length"));
+        }
+        if combined.iter().all(|&b| b == 0) {
+            return Ok(None);
+        }
+        let mut header = [0u8; HEADER_LEN];
+        header.copy_from_slice(&combined[..HEADER_LEN]);
+        let msg_len = u32::from_be_bytes(header) as usize;
+        if msg_len > slot.len() {
+            return Err(DcError::CorruptReveal(
+                "length header exceeds the slot".into(),
+            ));
+        }
+        let body_end = HEADER_LEN + msg_len;
+        if combined[body_end..HEADER_LEN + slot.len()]
+            .iter()
+            .any(|&b| b != 0)
+        {
+            return Err(DcError::CorruptReveal("non-zero padding".into()));
+        }
+        // Only the slot's pseudonym key can have made a valid frame (see the module docs).
+        let signature = Signature::<G>::from_bytes(&combined[HEADER_LEN + slot.len()..])
+            .map_err(|_| DcError::CorruptReveal("undecodable frame signature".into()))?;
+        let signed =
+            frame_signed_message::<G>(session.id(), slot.slot_round(), &combined[..body_end]);
+        session
+            .roster()
+            .pseudonym(slot.slot())?
+            .verify(FRAME_SIGNATURE_DOMAIN, &signed, &signature)
+            .map_err(|_| {
+                DcError::CorruptReveal(
+                    "frame signature does not verify under the slot's pseudonym key".into(),
+                )
+            })?;
+        Ok(Some(combined[HEADER_LEN..body_end].to_vec()))
+    }
+
     /// `⊕` of the pads of `keys`. With the `parallel` feature the keys are split into runs,
     /// each run's streams XORed into its own buffer in parallel, and the buffers XORed
     /// together: XOR is associative and commutative, so the bytes are the serial ones.
@@ -470,18 +548,7 @@ impl<G: Group> Ciphersuite for Xor<G> {
         _rng: &mut R,
     ) -> Result<XorCiphertext, DcError> {
         let ids = check_accepted(session.roster(), accepted)?;
-        let keys = ids
-            .iter()
-            .map(|c| {
-                state
-                    .keys
-                    .get(c.index())
-                    .ok_or(DcError::UnknownClient { client: *c })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(XorCiphertext {
-            bytes: Self::pads(&keys, session.id(), slot.slot_round()),
-        })
+        Self::server_ciphertext_for_ids(session, slot, state, &ids)
     }
 
     fn reveal(
@@ -519,38 +586,7 @@ impl<G: Group> Ciphersuite for Xor<G> {
             }
             xor_into(&mut out, &ct.bytes);
         }
-        if out.iter().all(|&b| b == 0) {
-            return Ok(None);
-        }
-        let mut header = [0u8; HEADER_LEN];
-        header.copy_from_slice(&out[..HEADER_LEN]);
-        let msg_len = u32::from_be_bytes(header) as usize;
-        if msg_len > slot.len() {
-            return Err(DcError::CorruptReveal(
-                "length header exceeds the slot".into(),
-            ));
-        }
-        let body_end = HEADER_LEN + msg_len;
-        if out[body_end..HEADER_LEN + slot.len()]
-            .iter()
-            .any(|&b| b != 0)
-        {
-            return Err(DcError::CorruptReveal("non-zero padding".into()));
-        }
-        // Only the slot's pseudonym key can have made a valid frame (see the module docs).
-        let signature = Signature::<G>::from_bytes(&out[HEADER_LEN + slot.len()..])
-            .map_err(|_| DcError::CorruptReveal("undecodable frame signature".into()))?;
-        let signed = frame_signed_message::<G>(session.id(), slot.slot_round(), &out[..body_end]);
-        session
-            .roster()
-            .pseudonym(slot.slot())?
-            .verify(FRAME_SIGNATURE_DOMAIN, &signed, &signature)
-            .map_err(|_| {
-                DcError::CorruptReveal(
-                    "frame signature does not verify under the slot's pseudonym key".into(),
-                )
-            })?;
-        Ok(Some(out[HEADER_LEN..body_end].to_vec()))
+        Self::open_combined(session, slot, &out)
     }
 
     fn client_ciphertext_len(len: usize) -> usize {

@@ -111,6 +111,79 @@ fn corruption_is_detected() {
     );
 }
 
+/// A caller that sums client ciphertexts its own way (a server summing each inventory as it
+/// parses it) gets what the reveal gives: `server_ciphertext_for_ids` is `server_ciphertext`
+/// over those clients, `open_combined` of the `⊕` of every ciphertext is the reveal, for an
+/// owner's message, an empty slot and a corrupted one; a sum of the wrong length is the
+/// caller's error, not a corrupt slot.
+#[test]
+fn partial_sums_open_like_the_reveal() {
+    use verdict_dcnet::xor::xor_into;
+    let mut r = testing::rng(27);
+    let w = testing::setup::<X>(5, 3, 1, &mut r);
+    let sr = SlotRound::new(0, 4, 48);
+    let slot = PreparedSlot::new(&w.session, sr).unwrap();
+    let cases = [
+        (Some((0, &b"summed"[..])), None),
+        (None, None),
+        (Some((0, &b"x"[..])), Some(9)),
+    ];
+    for (owner, flip) in cases {
+        let mut cts = testing::client_ciphertexts(&w, &slot, owner, &mut r);
+        if let Some(pos) = flip {
+            cts[1].bytes[pos] ^= 1;
+        }
+        let acc: Vec<_> = cts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (ClientId(i as u32), c))
+            .collect();
+        let ids: Vec<ClientId> = acc.iter().map(|(c, _)| *c).collect();
+        let scts: Vec<XorCiphertext> = w
+            .servers
+            .iter()
+            .map(|s| {
+                let by_ids = X::server_ciphertext_for_ids(&w.session, &slot, s, &ids).unwrap();
+                assert_eq!(
+                    by_ids,
+                    X::server_ciphertext(&w.session, &slot, s, &acc, &mut r).unwrap()
+                );
+                by_ids
+            })
+            .collect();
+        let srefs: Vec<&XorCiphertext> = scts.iter().collect();
+        // Two partial sums of the clients (0..2 and 2..5), then the servers.
+        let mut combined = vec![0u8; X::frame_len(48)];
+        for part in [&cts[..2], &cts[2..]] {
+            let mut sum = vec![0u8; X::frame_len(48)];
+            part.iter().for_each(|c| xor_into(&mut sum, &c.bytes));
+            xor_into(&mut combined, &sum);
+        }
+        scts.iter().for_each(|c| xor_into(&mut combined, &c.bytes));
+        let opened = X::open_combined(&w.session, &slot, &combined);
+        let revealed = X::reveal(&w.session, &slot, &acc, &srefs);
+        assert_eq!(format!("{opened:?}"), format!("{revealed:?}"));
+        match flip {
+            Some(_) => assert!(matches!(opened, Err(DcError::CorruptReveal(_)))),
+            None => assert_eq!(opened.unwrap().as_deref(), owner.map(|(_, m)| m)),
+        }
+    }
+    assert!(matches!(
+        X::open_combined(&w.session, &slot, &[0u8; 10]),
+        Err(DcError::InvalidParameters(_))
+    ));
+    // The id-only server ciphertext checks the set as the other does.
+    let twice = [ClientId(1), ClientId(1)];
+    assert!(matches!(
+        X::server_ciphertext_for_ids(&w.session, &slot, &w.servers[0], &twice),
+        Err(DcError::DuplicateClient { .. })
+    ));
+    assert!(matches!(
+        X::server_ciphertext_for_ids(&w.session, &slot, &w.servers[0], &[ClientId(5)]),
+        Err(DcError::UnknownClient { .. })
+    ));
+}
+
 /// Provable pad bits: a revealed DH secret with its DLEQ proof lets anyone recompute a pair's
 /// pad bit; the ciphertext bit of an honest client is the XOR of its pad bits; a lying
 /// reveal (wrong DH value, wrong key, tampered proof, other pair) is rejected and names its
