@@ -272,10 +272,26 @@ impl<S: ProtoSuite> GroupConfig<S> {
     }
 
     /// Decodes a message received from `from` and checks that `from` is its signer, that it is
-    /// for `session`, and its signature. Everything a peer sends goes through here first, and
-    /// only here is a peer's signature on a message it sent us checked: what comes out keeps
-    /// `raw`, the bytes as received (shared, not copied), as the evidence of what `from` said.
+    /// for `session`, and its signature. Everything a peer sends goes through here first (a
+    /// server's clients' submissions through `open_unsigned`, their signatures then checked in
+    /// a batch), and only here is a peer's signature on a message it sent us checked: what comes out keeps `raw`, the bytes as received (shared, not copied), as the
+    /// evidence of what `from` said.
     pub fn open(
+        &self,
+        session: &SessionId,
+        from: Party,
+        raw: impl Into<SharedBytes>,
+    ) -> Result<Received<S::G>, MessageError> {
+        let msg = self.open_unsigned(session, from, raw)?;
+        self.check_signature(&msg)?;
+        Ok(msg)
+    }
+
+    /// [`GroupConfig::open`] but for the signature: the caller must pass the message through
+    /// [`GroupConfig::check_signature`] (or check it in a batch) before acting on it. A server
+    /// does so for its clients' submissions of the window it is collecting, which it checks in
+    /// one batch before the window may close (`server/round/submission.rs`).
+    pub(crate) fn open_unsigned(
         &self,
         session: &SessionId,
         from: Party,
@@ -294,13 +310,24 @@ impl<S: ProtoSuite> GroupConfig<S> {
         if h.session != session.0 {
             return Err(MessageError::WrongSession { from });
         }
-        let key = self.key_of(from).ok_or(wrong_sender)?;
+        if self.key_of(from).is_none() {
+            return Err(wrong_sender);
+        }
+        Ok(msg)
+    }
+
+    /// Checks the signature of a message [`GroupConfig::open_unsigned`] let through.
+    pub(crate) fn check_signature(&self, msg: &Received<S::G>) -> Result<(), MessageError> {
+        let from = msg.header().sender;
+        let key = self.key_of(from).ok_or(MessageError::WrongSender {
+            from,
+            claimed: from,
+        })?;
         #[cfg(test)]
         signature_checks::count();
         msg.signed()
             .verify(key)
-            .map_err(|source| MessageError::Malformed { from, source })?;
-        Ok(msg)
+            .map_err(|source| MessageError::Malformed { from, source })
     }
 
     /// The upstream server of `client` (`None` outside the roster).
@@ -391,22 +418,35 @@ pub fn generate_group<S: ProtoSuite, R: RngCore + CryptoRng + ?Sized>(
     (config, server_keys, client_keys)
 }
 
-/// Test-only count of the signatures [`GroupConfig::open`] checked on this thread: a message
-/// must be verified once, on arrival, however long it waits for its step.
+/// Test-only count of the message signatures checked on this thread, one by one
+/// ([`GroupConfig::check_signature`]) or in a batch (a server's held submissions): a message
+/// must be verified once, however long it waits for its step.
 #[cfg(test)]
 pub(crate) mod signature_checks {
     use std::cell::Cell;
 
     thread_local! {
         static CHECKED: Cell<usize> = const { Cell::new(0) };
+        static BATCHED: Cell<usize> = const { Cell::new(0) };
     }
 
     pub(crate) fn count() {
         CHECKED.with(|c| c.set(c.get() + 1));
     }
 
+    /// Counts `n` signatures checked in one batch.
+    pub(crate) fn count_batch(n: usize) {
+        CHECKED.with(|c| c.set(c.get() + n));
+        BATCHED.with(|c| c.set(c.get() + n));
+    }
+
     /// Signatures checked on this thread so far.
     pub(crate) fn checked() -> usize {
         CHECKED.with(Cell::get)
+    }
+
+    /// Of those, the ones checked in a batch.
+    pub(crate) fn batched() -> usize {
+        BATCHED.with(Cell::get)
     }
 }

@@ -57,6 +57,17 @@ fn halts(sim: &Simulator<Hg>) -> Vec<(ServerId, ServerFault)> {
         .collect()
 }
 
+/// Accusations (hybrid blame started) seen by any server.
+fn accusations(sim: &Simulator<Hg>) -> usize {
+    (0..sim.num_servers() as u32)
+        .map(|j| {
+            sim.events_of(Party::Server(ServerId(j)))
+                .filter(|e| matches!(e, Event::Accusation(_)))
+                .count()
+        })
+        .sum()
+}
+
 fn delivered(sim: &Simulator<Hg>, who: Party) -> Vec<Vec<u8>> {
     sim.events_of(who)
         .filter_map(|e| match e {
@@ -627,23 +638,16 @@ fn false_rejection_is_named() {
 }
 
 /// Rewrites server `server`'s round-`round` inventory so that it also lists client
-/// `capture_from`'s round-`round` submission (captured into `extra`) — or, with
-/// `second_version`, another submission signed by that client (its slot ciphertexts
-/// reversed) — re-signed by the server.
+/// `capture_from`'s round-`round` submission (captured into `extra`), re-signed by the server.
 fn list_in_inventory(
     sim: &mut Simulator<Hg>,
     server: ServerId,
     round: u64,
     extra: std::rc::Rc<std::cell::RefCell<Option<Vec<u8>>>>,
     capture_from: ClientId,
-    second_version: bool,
 ) {
     use verdict_proto::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
     let key = sim.signing_key(Party::Server(server)).unwrap().clone();
-    let client_key = sim
-        .signing_key(Party::Client(capture_from))
-        .unwrap()
-        .clone();
     let session = sim.server(0).unwrap().session().0;
     let mut rng =
         <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(5);
@@ -655,25 +659,7 @@ fn list_in_inventory(
         if from == Party::Client(capture_from) && h.kind == Kind::Submission && h.round == round {
             let mut slot = extra.borrow_mut();
             if slot.is_none() {
-                *slot = Some(if second_version {
-                    let mut list = Reader::new(&env.payload).byte_list().unwrap();
-                    list.reverse();
-                    let mut w = Writer::new();
-                    write_byte_list(&mut w, &list);
-                    let payload = w.finish();
-                    Envelope::seal(
-                        &client_key,
-                        h.kind,
-                        h.sender,
-                        session,
-                        round,
-                        payload,
-                        &mut rng,
-                    )
-                    .to_bytes()
-                } else {
-                    bytes.clone()
-                });
+                *slot = Some(bytes.clone());
             }
         }
         if from == Party::Server(server) && h.kind == Kind::Inventory && h.round == round {
@@ -701,55 +687,62 @@ fn list_in_inventory(
     }));
 }
 
-#[test]
-fn a_submission_listed_by_two_servers_counts_once() {
-    let mut sim = Simulator::<Hg>::new_paused(
-        policy(Mode::Verifiable(Verification::Eager)),
-        2,
-        4,
-        Network::default(),
-        25,
-    )
-    .unwrap();
-    // Server 1 also lists client 0's (genuine) round-1 submission, which server 0 lists too.
+/// Server 1 also lists client 0's genuine round-1 submission, which server 0 (its upstream)
+/// lists too: it counts once, and client 3's message comes out. In hybrid mode this makes
+/// server 1's XOR sums be summed again from its share of `S` (each inventory's XOR
+/// ciphertexts are summed as it is parsed, and client 0 is in two).
+fn listed_by_two_servers(mode: Mode, seed: u64) {
+    let mut sim =
+        Simulator::<Hg>::new_paused(policy(mode), 2, 4, Network::default(), seed).unwrap();
     let captured = std::rc::Rc::new(std::cell::RefCell::new(None));
-    list_in_inventory(
-        &mut sim,
-        ServerId(1),
-        1,
-        captured.clone(),
-        ClientId(0),
-        false,
-    );
+    list_in_inventory(&mut sim, ServerId(1), 1, captured.clone(), ClientId(0));
     sim.start();
     sim.submit(3, b"counted once".to_vec()).unwrap();
     sim.run_rounds(3, Duration::from_secs(60));
     assert!(captured.borrow().is_some());
     assert!(halts(&sim).is_empty(), "{:?}", halts(&sim));
-    assert!(excluded(&sim, 0).is_empty());
+    assert_eq!(accusations(&sim), 0);
+    for j in 0..2 {
+        assert!(excluded(&sim, j).is_empty(), "server {j}");
+    }
     assert!(delivered(&sim, Party::Client(ClientId(1))).contains(&b"counted once".to_vec()));
 }
 
 #[test]
-fn two_signed_versions_of_a_submission_exclude_the_client() {
+fn a_submission_listed_by_two_servers_counts_once() {
+    listed_by_two_servers(Mode::Verifiable(Verification::Eager), 25);
+}
+
+#[test]
+fn a_submission_listed_by_two_servers_counts_once_in_xor_slots() {
+    listed_by_two_servers(Mode::Hybrid(Verification::Eager), 25);
+    listed_by_two_servers(Mode::Hybrid(Verification::Lazy), 28);
+}
+
+/// Client 0 (upstream server 0) signs a second round-1 submission, which server 2, colluding
+/// with it, lists as its own client's: client 0 is excluded and client 4's message comes out.
+/// The second version's XOR ciphertexts are well-formed junk: in hybrid mode both servers'
+/// XOR sums counted client 0, so both are summed again without it.
+fn two_signed_versions(mode: Mode, seed: u64) {
+    use verdict_proto::SlotKind;
     use verdict_proto::wire::{Envelope, Kind, Writer, write_byte_list};
-    let mut sim = Simulator::<Hg>::new(
-        policy(Mode::Verifiable(Verification::Eager)),
-        3,
-        6,
-        net(),
-        26,
-    )
-    .unwrap();
+    let mut sim = Simulator::<Hg>::new(policy(mode), 3, 6, net(), seed).unwrap();
     sim.run_rounds(1, Duration::from_secs(60));
-    // Client 0 (upstream server 0) signs a second round-1 submission, which server 2, colluding
-    // with it, lists as its own client's.
     let c0 = Party::Client(ClientId(0));
     let key = sim.signing_key(c0).unwrap().clone();
     let session = sim.server(0).unwrap().session().0;
-    let open = sim.server(0).unwrap().open_slots().len();
+    let cts: Vec<Vec<u8>> = sim
+        .server(0)
+        .unwrap()
+        .open_slots()
+        .iter()
+        .map(|o| match o.kind {
+            SlotKind::Xor => vec![0x5A; verdict_dcnet::Xor::<Ristretto255>::frame_len(o.len)],
+            _ => Vec::new(),
+        })
+        .collect();
     let mut w = Writer::new();
-    write_byte_list(&mut w, &vec![Vec::new(); open]);
+    write_byte_list(&mut w, &cts);
     let mut rng =
         <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(9);
     let second = Envelope::seal(&key, Kind::Submission, c0, session, 1, w.finish(), &mut rng);
@@ -757,6 +750,8 @@ fn two_signed_versions_of_a_submission_exclude_the_client() {
     sim.submit(4, b"despite the double".to_vec()).unwrap();
     sim.run_rounds(4, Duration::from_secs(60));
     assert!(halts(&sim).is_empty(), "{:?}", halts(&sim));
+    // No slot came out garbled (a slot's owner would have accused).
+    assert_eq!(accusations(&sim), 0);
     for j in 0..3 {
         assert_eq!(
             excluded(&sim, j),
@@ -764,6 +759,17 @@ fn two_signed_versions_of_a_submission_exclude_the_client() {
         );
     }
     assert!(delivered(&sim, Party::Client(ClientId(1))).contains(&b"despite the double".to_vec()));
+}
+
+#[test]
+fn two_signed_versions_of_a_submission_exclude_the_client() {
+    two_signed_versions(Mode::Verifiable(Verification::Eager), 26);
+}
+
+#[test]
+fn two_signed_versions_leave_the_xor_slots_intact() {
+    two_signed_versions(Mode::Hybrid(Verification::Eager), 26);
+    two_signed_versions(Mode::Hybrid(Verification::Lazy), 29);
 }
 
 #[test]

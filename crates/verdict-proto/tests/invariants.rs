@@ -260,9 +260,10 @@ impl Case {
 }
 
 /// The most a server may hold, whatever its peers send: headers for five rounds of ten step
-/// kinds per server, buffers of a few messages per peer, three rounds of history.
+/// kinds per server, buffers of a few messages per peer (per client: a next-round submission,
+/// one held for its signature check, a rebuttal), three rounds of history.
 fn footprint_bound(m: usize, n: usize) -> (usize, usize, usize) {
-    (5 * 10 * m, 10 * m + 2 * n + 8, 3)
+    (5 * 10 * m, 10 * m + 3 * n + 8, 3)
 }
 
 fn run<S: ProtoSuite>(case: &Case) {

@@ -34,6 +34,7 @@ use crate::setup::SetupLog;
 use crate::slot::OpenSlot;
 use crate::suite::{ProtoSuite, ServerSecrets, XorOf};
 use crate::wire::{Kind, Received, Role, SharedBytes};
+use state::Signature;
 
 mod adversary;
 mod blame;
@@ -44,6 +45,8 @@ mod round;
 mod setup;
 mod state;
 mod stop;
+#[cfg(test)]
+mod tests_batched;
 #[cfg(test)]
 mod tests_received;
 mod timer;
@@ -84,7 +87,8 @@ pub enum ServerPhase {
 pub struct Footprint {
     /// Signed step headers tracked for equivocation.
     pub headers: usize,
-    /// Verified messages buffered for a later step (set-up, the next round, early blame).
+    /// Verified messages buffered for a later step (set-up, the next round, early blame), and
+    /// client submissions held for their batched signature check (at most one per client).
     pub buffered: usize,
     /// Past rounds kept for blame.
     pub history: usize,
@@ -238,7 +242,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         let (buffered, history) = match &self.state {
             State::Setup(s) => (s.early.len(), 0),
             State::Running(r) => (
-                r.future.len() + r.early_blame.len() + r.round.early_cts.iter().flatten().count(),
+                r.future.len()
+                    + r.early_blame.len()
+                    + r.round.early_cts.iter().flatten().count()
+                    + r.round.unchecked.len(),
                 r.history.len(),
             ),
             State::Halted => (0, 0),
@@ -272,9 +279,20 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if matches!(self.state, State::Halted) {
             return;
         }
-        let msg = match self.core.config.open(&self.core.session, from, bytes) {
+        let msg = match self
+            .core
+            .config
+            .open_unsigned(&self.core.session, from, bytes)
+        {
             Ok(m) => m,
             Err(e) => return self.core.reject(e),
+        };
+        let signature = if self.defers_signature(&msg) {
+            Signature::Deferred
+        } else if let Err(e) = self.core.config.check_signature(&msg) {
+            return self.core.reject(e);
+        } else {
+            Signature::Checked
         };
         let h = msg.header();
         if !h.kind.allowed(from, Role::Server) {
@@ -284,8 +302,19 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 round: h.round,
             });
         }
-        self.dispatch(msg);
+        self.dispatch(msg, signature);
         self.drain_loopback();
+    }
+
+    /// Whether `msg`'s signature may wait: a client's submission to the window we are
+    /// collecting, checked in one batch with the others' before the window may close (one
+    /// multi-scalar multiplication instead of one verification per client).
+    fn defers_signature(&self, msg: &Received<S::G>) -> bool {
+        let h = msg.header();
+        matches!(h.sender, Party::Client(_))
+            && h.kind == Kind::Submission
+            && matches!(&self.state, State::Running(run)
+                if run.round.number == h.round && run.round.step == state::RoundStep::Collecting)
     }
 
     /// Our own broadcasts, in the order we sent them, each handled like a peer's message.
@@ -295,14 +324,21 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 self.core.loopback.clear();
                 return;
             }
-            self.dispatch(msg);
+            self.dispatch(msg, Signature::Checked);
         }
     }
 
-    /// Routes a verified message to the handler of the current stage.
-    fn dispatch(&mut self, msg: Received<S::G>) {
+    /// Routes a message to the handler of the current stage (its signature checked, or, for a
+    /// submission to the window being collected, [`Signature::Deferred`]).
+    fn dispatch(&mut self, msg: Received<S::G>, signature: Signature) {
         if matches!(self.state, State::Halted) {
             return;
+        }
+        if signature == Signature::Deferred && !matches!(self.state, State::Running(_)) {
+            // Only a running round defers a check (`defers_signature`).
+            if let Err(e) = self.core.config.check_signature(&msg) {
+                return self.core.reject(e);
+            }
         }
         if let Err(stop) = self.core.track(&msg) {
             return self.stop(stop);
@@ -330,7 +366,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 Err(stop) => Err(stop),
             },
             (State::Setup(setup), _) => setup.keep_early(&mut self.core, msg),
-            (State::Running(run), _) => run.handle(&mut self.core, msg),
+            (State::Running(run), _) => run.handle(&mut self.core, msg, signature),
             (State::Halted, _) => Ok(()),
         };
         if let Err(stop) = result {
@@ -352,7 +388,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             if result.is_err() {
                 break;
             }
-            result = run.handle(&mut self.core, msg);
+            result = run.handle(&mut self.core, msg, Signature::Checked);
         }
         if let Err(stop) = result {
             self.stop(stop);

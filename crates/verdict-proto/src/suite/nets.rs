@@ -2,7 +2,7 @@
 //! hybrid mode, of the XOR suite, with per-slot dispatch between the two.
 
 use rand_core::{CryptoRng, RngCore};
-use verdict_dcnet::xor::{XorCiphertext, XorClientState, XorServerState};
+use verdict_dcnet::xor::{XorCiphertext, XorClientState, XorServerState, xor_into};
 use verdict_dcnet::{Ciphersuite, ClientId, DcError, PreparedSlot, ServerId, Session, SlotRound};
 use verdict_nizk::SigningKey;
 
@@ -83,6 +83,13 @@ impl<S: ProtoSuite> SessionNets<S> {
         }
     }
 
+    /// Whether `bytes` can be an XOR slot's client ciphertext: any bytes of the slot's frame
+    /// length are one, so this is all there is to check. Servers sum them as they are, never
+    /// decoding them into ciphertexts of their own.
+    pub fn xor_client_fits(open: &OpenSlot, bytes: &[u8]) -> bool {
+        open.kind == SlotKind::Xor && bytes.len() == XorOf::<S>::frame_len(open.len)
+    }
+
     pub fn decode_server(open: &OpenSlot, bytes: &[u8]) -> Option<ServerCt<S>> {
         match open.kind {
             SlotKind::Xor => XorOf::<S>::decode_server_ciphertext(open.len, bytes)
@@ -148,18 +155,21 @@ impl<S: ProtoSuite> SessionNets<S> {
         bad
     }
 
+    /// This server's ciphertext of a slot over the accepted set `ids`; `accepted` holds their
+    /// decoded ciphertexts of the slot, which only a verifiable slot's ciphertext depends on
+    /// (an XOR server ciphertext is the pads shared with `ids`, whatever they sent).
     pub fn server_ciphertext<R: RngCore + CryptoRng + ?Sized>(
         &self,
         secrets: &ServerSecrets<S>,
         prepared: &Prepared<S>,
+        ids: &[ClientId],
         accepted: &[(ClientId, &ClientCt<S>)],
         rng: &mut R,
     ) -> Result<Vec<u8>, DcError> {
         match prepared {
             Prepared::Xor(p) => {
-                let cts = xor_items(accepted)?;
                 let st = secrets.xor.as_ref().ok_or(NO_XOR)?;
-                let ct = XorOf::<S>::server_ciphertext(self.xor()?, p, st, &cts, rng)?;
+                let ct = XorOf::<S>::server_ciphertext_for_ids(self.xor()?, p, st, ids)?;
                 Ok(XorOf::<S>::encode_server_ciphertext(&ct))
             }
             Prepared::Ver(p) => {
@@ -194,42 +204,51 @@ impl<S: ProtoSuite> SessionNets<S> {
             .map(|ops| Aggregator { nets: self, ops })
     }
 
-    /// Reveals a slot from every accepted client's ciphertext and every server's.
-    pub fn reveal(
+    /// Reveals a verifiable slot from every accepted client's ciphertext and every server's.
+    pub fn reveal_ver(
         &self,
-        prepared: &Prepared<S>,
+        prepared: &PreparedSlot<S>,
         accepted: &[(ClientId, &ClientCt<S>)],
         servers: &[&ServerCt<S>],
     ) -> Revealed {
-        let revealed = match prepared {
-            Prepared::Xor(p) => {
-                let (Ok(cts), Some(sv), Ok(xs)) =
-                    (xor_items(accepted), xor_servers::<S>(servers), self.xor())
-                else {
-                    return Revealed::Corrupt(Vec::new());
-                };
-                match XorOf::<S>::reveal(xs, p, &cts, &sv) {
-                    Err(DcError::CorruptReveal(_)) => {
-                        // The raw combination is what an accusation's bits are read from.
-                        let mut raw = vec![0u8; XorOf::<S>::frame_len(p.len())];
-                        for ct in cts.iter().map(|(_, c)| *c).chain(sv.iter().copied()) {
-                            for (o, b) in raw.iter_mut().zip(&ct.bytes) {
-                                *o ^= *b;
-                            }
-                        }
-                        return Revealed::Corrupt(raw);
-                    }
-                    other => other,
-                }
-            }
-            Prepared::Ver(p) => {
-                let (Ok(cts), Some(sv)) = (ver_items(accepted), ver_servers::<S>(servers)) else {
-                    return Revealed::Corrupt(Vec::new());
-                };
-                S::reveal(&self.ver, p, &cts, &sv)
-            }
+        let (Ok(cts), Some(sv)) = (ver_items(accepted), ver_servers::<S>(servers)) else {
+            return Revealed::Corrupt(Vec::new());
         };
-        Revealed::from(revealed)
+        Revealed::from(S::reveal(&self.ver, prepared, &cts, &sv))
+    }
+
+    /// Reveals an XOR slot from `client_sums`, whose `⊕` is that of every accepted client's
+    /// ciphertext (each server's inventory summed as it was parsed), and every server's
+    /// ciphertext. A corrupt slot comes with the raw combination, which an accusation's bits
+    /// are read from.
+    pub fn reveal_xor(
+        &self,
+        prepared: &PreparedSlot<XorOf<S>>,
+        client_sums: &[&[u8]],
+        servers: &[&ServerCt<S>],
+    ) -> Revealed {
+        let (Some(sv), Ok(xs)) = (xor_servers::<S>(servers), self.xor()) else {
+            return Revealed::Corrupt(Vec::new());
+        };
+        let n = XorOf::<S>::frame_len(prepared.len());
+        let lengths_fit = client_sums.iter().all(|c| c.len() == n)
+            && sv.iter().all(|c| c.bytes.len() == n)
+            && sv.len() == xs.roster().num_servers();
+        if !lengths_fit {
+            return Revealed::Corrupt(Vec::new());
+        }
+        let mut combined = vec![0u8; n];
+        for part in client_sums
+            .iter()
+            .copied()
+            .chain(sv.iter().map(|c| &c.bytes[..]))
+        {
+            xor_into(&mut combined, part);
+        }
+        match XorOf::<S>::open_combined(xs, prepared, &combined) {
+            Err(DcError::CorruptReveal(_)) => Revealed::Corrupt(combined),
+            other => Revealed::from(other),
+        }
     }
 }
 
@@ -355,18 +374,6 @@ fn ver_servers<'a, S: ProtoSuite>(
         .map(|s| match s {
             ServerCt::Ver(x) => Some(x),
             ServerCt::Xor(_) => None,
-        })
-        .collect()
-}
-
-fn xor_items<'a, S: ProtoSuite>(
-    items: &[(ClientId, &'a ClientCt<S>)],
-) -> Result<Vec<(ClientId, &'a XorCiphertext)>, DcError> {
-    items
-        .iter()
-        .map(|(c, ct)| match ct {
-            ClientCt::Xor(x) => Ok((*c, x)),
-            ClientCt::Ver(_) => Err(DcError::InvalidClientProof { client: *c }),
         })
         .collect()
 }

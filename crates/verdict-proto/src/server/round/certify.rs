@@ -7,7 +7,7 @@ use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::ServerId;
 
 use super::super::common::Core;
-use super::super::state::{Archived, Running};
+use super::super::state::{Archived, Running, Signature};
 use super::super::stop::Stop;
 use super::{message_kind, new_round};
 use crate::error::ServerFault;
@@ -161,7 +161,7 @@ impl<S: ProtoSuite> Running<S> {
         }
         // Verified and tracked on arrival: straight to the round logic.
         for msg in future.drain() {
-            run.handle(core, msg)?;
+            run.handle(core, msg, Signature::Checked)?;
         }
         run.check_window(core)
     }

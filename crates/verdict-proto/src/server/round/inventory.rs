@@ -12,7 +12,9 @@ use super::super::state::{Forwarded, Inventory, RoundStep, Running, Submitted};
 use super::super::stop::Stop;
 use super::submission::decode_submission;
 use super::union::{Union, union_of};
-use super::{decode_deferred, deferrable, first_invalid_slot, invalid_clients, slot_items};
+use super::{
+    decode_deferred, deferrable, first_invalid_slot, invalid_clients, slot_items, xor_sums,
+};
 use crate::error::{ExclusionReason, ServerFault};
 use crate::policy::Verification;
 use crate::suite::{Prepared, ProtoSuite};
@@ -39,6 +41,7 @@ impl<S: ProtoSuite> Running<S> {
                 items: core::mem::take(&mut run.round.own).into_iter().collect(),
                 rejected: core::mem::take(&mut run.round.own_rejected),
                 aggregates: core::mem::take(&mut run.round.own_aggregates),
+                xor_sums: core::mem::take(&mut run.round.own_xor_sums),
             };
             if let Some(slot) = run.round.inventories.get_mut(j.index()) {
                 *slot = Some(inventory);
@@ -65,10 +68,14 @@ impl<S: ProtoSuite> Running<S> {
         // Parse and check every envelope, verify all client signatures in one batch (one
         // multi-scalar multiplication instead of one verification each), then decode.
         let n_accepted = list.len();
-        let mut envelopes = Vec::with_capacity(list.len() + rejected_list.len());
+        let all: Vec<&[u8]> = list.into_iter().chain(rejected_list).collect();
+        // Parsing hashes every payload against its header's digest (megabytes per inventory):
+        // in parallel with the `parallel` feature.
+        let parsed = par::map(&all, |bytes| Envelope::<S::G>::parse(bytes));
+        let mut envelopes = Vec::with_capacity(all.len());
         let mut listed = BTreeSet::new();
-        for bytes in list.into_iter().chain(rejected_list) {
-            let Ok((signed, payload)) = Envelope::<S::G>::parse(bytes) else {
+        for (bytes, parsed) in all.iter().copied().zip(parsed) {
+            let Ok((signed, payload)) = parsed else {
                 return bad();
             };
             let h = &signed.header;
@@ -143,12 +150,15 @@ impl<S: ProtoSuite> Running<S> {
                 }
             }
         }
+        // XOR ciphertexts are summed now, while the inventory's bytes are warm.
+        let xor_sums = xor_sums(&open, items.iter().map(|(c, sub)| (*c, sub)));
         if let Some(slot) = run.round.inventories.get_mut(j.index()) {
             *slot = Some(Inventory {
                 envelope: keep.then_some(msg),
                 items,
                 rejected,
                 aggregates,
+                xor_sums,
             });
         }
         core.progress();
@@ -185,6 +195,7 @@ impl<S: ProtoSuite> Running<S> {
                 envelope: core::mem::take(&mut inv.envelope),
                 aggregates: core::mem::take(&mut inv.aggregates),
                 as_forwarded: true,
+                xor_sums: core::mem::take(&mut inv.xor_sums),
             });
             for (c, slot, envelope) in inv.rejected.drain(..) {
                 rejections.entry(c).or_insert((slot, envelope));
@@ -319,6 +330,21 @@ impl<S: ProtoSuite> Running<S> {
         if let Some((j, f, evidence)) = fault {
             return Err(Stop::fault(j, f, evidence));
         }
+        // The XOR sums the reveal will use: each server's is kept only if it was summed over
+        // exactly that server's share of S (whatever left the set since: doubles, rejections,
+        // exclusions), else summed again from the share.
+        for (j, fw) in forwarded.iter_mut().enumerate() {
+            let server = ServerId(j as u32);
+            let upstream = &upstream;
+            let share = || {
+                accepted
+                    .iter()
+                    .filter(move |(c, _)| upstream.get(c) == Some(&server))
+            };
+            if !share().map(|(c, _)| c).eq(&fw.xor_sums.over) {
+                fw.xor_sums = xor_sums(&run.round.open, share().map(|(c, sub)| (*c, sub)));
+            }
+        }
         run.round.accepted = accepted;
         run.round.upstream = upstream;
         run.round.forwarded = forwarded;
@@ -337,7 +363,7 @@ impl<S: ProtoSuite> Running<S> {
                 }
                 _ => {
                     let items = slot_items(accepted, k);
-                    nets.server_ciphertext(secrets, prepared, &items, &mut rng)
+                    nets.server_ciphertext(secrets, prepared, &ids, &items, &mut rng)
                 }
             }
         });

@@ -6,21 +6,24 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
+use verdict_dcnet::xor::xor_into;
 use verdict_dcnet::{ClientId, DcError, Party};
+use verdict_group::par;
 
 use super::common::Core;
-use super::state::{EARLY_PER_SERVER, Round, RoundStep, Running, Submitted};
+use super::state::{EARLY_PER_SERVER, Round, RoundStep, Running, Signature, Submitted, XorSums};
 use super::stop::Stop;
 use crate::error::MessageError;
 use crate::event::Transmit;
 use crate::schedule::Schedule;
 use crate::slot::{OpenSlot, SlotKind};
-use crate::suite::{ClientCt, Prepared, ProtoSuite, SessionNets};
+use crate::suite::{ClientCt, Prepared, ProtoSuite, SessionNets, XorOf};
 use crate::wire::{Kind, Received, payloads};
 
 mod catch_up;
 mod certify;
 mod ciphertexts;
+mod held;
 mod inventory;
 mod reveal;
 mod submission;
@@ -35,9 +38,23 @@ impl<S: ProtoSuite> Running<S> {
         &mut self,
         core: &mut Core<S, R>,
         msg: Received<S::G>,
+        signature: Signature,
     ) -> Result<(), Stop> {
         let h = msg.header().clone();
         let current = self.round.number;
+        let mut signature = signature;
+        if signature == Signature::Deferred
+            && (h.kind != Kind::Submission
+                || h.round != current
+                || self.round.step != RoundStep::Collecting)
+        {
+            // Only a submission to the window being collected may wait for its check.
+            if let Err(e) = core.config.check_signature(&msg) {
+                core.reject(e);
+                return Ok(());
+            }
+            signature = Signature::Checked;
+        }
         if let Party::Client(c) = h.sender {
             // A set-up message now: the client lost the transcript, or missed set-up
             // (`late_setup.rs`).
@@ -121,7 +138,7 @@ impl<S: ProtoSuite> Running<S> {
             return unexpected(core);
         }
         match (h.sender, h.kind) {
-            (Party::Client(c), Kind::Submission) => self.on_submission(core, c, msg),
+            (Party::Client(c), Kind::Submission) => self.on_submission(core, c, msg, signature),
             (Party::Client(c), Kind::Rebuttal) => self.on_rebuttal(core, c, msg),
             (Party::Server(j), Kind::Inventory) => self.on_inventory(core, j, msg),
             (Party::Server(j), Kind::Commit) => self.on_commit(core, j, msg),
@@ -143,6 +160,30 @@ pub(crate) fn slot_items<S: ProtoSuite>(
         .iter()
         .filter_map(|(c, s)| s.cts.get(k).and_then(Option::as_ref).map(|ct| (*c, ct)))
         .collect()
+}
+
+/// The XOR slots' ciphertexts of `subs` summed per slot (see [`XorSums`]). XOR ciphertexts are
+/// summed from the bytes they arrived in, while those are warm, and never decoded: the reveal
+/// combines one sum per server instead of every client's ciphertext. The slots are summed in
+/// parallel with the `parallel` feature. Every length was checked when the submission was
+/// decoded; a submission without the slot's bytes (a colluding server's unchecked listing in
+/// the simulator) adds nothing.
+pub(crate) fn xor_sums<'a, S: ProtoSuite + 'a>(
+    open: &[OpenSlot],
+    subs: impl IntoIterator<Item = (ClientId, &'a Submitted<S>)>,
+) -> XorSums {
+    let (mut over, subs): (Vec<ClientId>, Vec<&Submitted<S>>) = subs.into_iter().unzip();
+    over.sort_unstable();
+    let ks: Vec<usize> = (0..open.len()).collect();
+    let sums = par::map(&ks, |&k| {
+        let o = open.get(k).filter(|o| o.kind == SlotKind::Xor)?;
+        let mut sum = vec![0u8; XorOf::<S>::frame_len(o.len)];
+        for bytes in subs.iter().filter_map(|sub| sub.slot_bytes(k)) {
+            xor_into(&mut sum, bytes);
+        }
+        Some(sum)
+    });
+    XorSums { sums, over }
 }
 
 /// Verifies, one batch per verifiable slot and the slots in parallel (each with its own RNG,
@@ -271,7 +312,9 @@ pub(crate) fn new_round<S: ProtoSuite>(
         fraction_at: None,
         own: BTreeMap::new(),
         own_rejected: Vec::new(),
+        unchecked: BTreeMap::new(),
         own_aggregates: Vec::new(),
+        own_xor_sums: XorSums::default(),
         inventories: (0..m).map(|_| None).collect(),
         accepted: BTreeMap::new(),
         upstream: BTreeMap::new(),
@@ -287,4 +330,74 @@ pub(crate) fn new_round<S: ProtoSuite>(
         accusations: Vec::new(),
         signatures: vec![None; m],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::wire::SharedBytes;
+    use verdict_dcnet::HashingGenerator;
+    use verdict_group::Ristretto255;
+
+    type Hg = HashingGenerator<Ristretto255>;
+
+    const LEN: usize = 5;
+
+    fn open() -> Vec<OpenSlot> {
+        vec![
+            OpenSlot {
+                kind: SlotKind::Xor,
+                slot: 0,
+                len: LEN,
+            },
+            OpenSlot {
+                kind: SlotKind::Verifiable,
+                slot: 1,
+                len: LEN,
+            },
+        ]
+    }
+
+    /// A submission whose XOR slot holds `fill` repeated and whose verifiable slot holds junk
+    /// (never summed).
+    fn submitted(fill: u8) -> Submitted<Hg> {
+        let n = XorOf::<Hg>::frame_len(LEN);
+        let mut bytes = vec![0xEE; 3];
+        bytes.extend(core::iter::repeat_n(fill, n));
+        bytes.extend([0x55; 7]);
+        Submitted {
+            envelope: SharedBytes::from(bytes),
+            slots: vec![3..3 + n, 3 + n..10 + n],
+            cts: vec![None, None],
+        }
+    }
+
+    #[test]
+    fn xor_sums_are_over_the_xor_slots_bytes_with_their_clients_in_id_order() {
+        let (a, b, c) = (submitted(0x0F), submitted(0x3C), submitted(0x81));
+        // A listing without the slot's bytes (unchecked, in the simulator) adds nothing.
+        let unparsed = Submitted::<Hg> {
+            envelope: SharedBytes::from(vec![1, 2, 3]),
+            slots: Vec::new(),
+            cts: vec![None, None],
+        };
+        let subs = [
+            (ClientId(7), &a),
+            (ClientId(2), &b),
+            (ClientId(9), &unparsed),
+            (ClientId(4), &c),
+        ];
+        let sums = xor_sums(&open(), subs);
+        let n = XorOf::<Hg>::frame_len(LEN);
+        assert_eq!(sums.sums, vec![Some(vec![0x0F ^ 0x3C ^ 0x81; n]), None]);
+        assert_eq!(
+            sums.over,
+            [ClientId(2), ClientId(4), ClientId(7), ClientId(9)]
+        );
+        let empty = xor_sums::<Hg>(&open(), []);
+        assert_eq!(empty.sums, vec![Some(vec![0; n]), None]);
+        assert!(empty.over.is_empty());
+    }
 }

@@ -61,7 +61,21 @@ impl<S: ProtoSuite> Running<S> {
                         .collect();
                     aggregator.reveal(p, &aggregates, &servers)
                 }
-                _ => nets.reveal(prepared, &slot_items(&round.accepted, k), &servers),
+                (Prepared::Ver(p), None) => {
+                    nets.reveal_ver(p, &slot_items(&round.accepted, k), &servers)
+                }
+                (Prepared::Xor(p), _) => {
+                    // One sum per server's share of S (a missing one would be a bug of ours).
+                    let sums: Option<Vec<&[u8]>> = round
+                        .forwarded
+                        .iter()
+                        .map(|f| f.xor_sums.sums.get(k).and_then(Option::as_deref))
+                        .collect();
+                    match sums {
+                        Some(sums) => nets.reveal_xor(p, &sums, &servers),
+                        None => Revealed::Corrupt(Vec::new()),
+                    }
+                }
             })
         });
         for (k, (open, revealed)) in run.round.open.iter().zip(reveals).enumerate() {

@@ -8,19 +8,21 @@ use verdict_dcnet::{ClientId, Party};
 use verdict_group::par;
 
 use super::super::common::Core;
-use super::super::state::{RoundStep, Running, Submitted};
+use super::super::state::{RoundStep, Running, Signature, Submitted};
 use super::super::stop::Stop;
-use super::{deferrable, invalid_clients, slot_items};
+use super::held::arrived_counting_held;
+use super::{deferrable, invalid_clients, slot_items, xor_sums};
 use crate::error::{MessageError, ServerFault, WireError};
 use crate::policy::{Verification, WindowPolicy};
-use crate::slot::OpenSlot;
+use crate::slot::{OpenSlot, SlotKind};
 use crate::suite::{ProtoSuite, SessionNets};
 use crate::wire::{Envelope, Kind, Received, SharedBytes, payloads};
 
 /// Decodes a client's signed submission once: where each open slot's ciphertext lies in
 /// `envelope` (`payload` is its payload, a slice of it), and the ciphertexts; with
-/// `all = false` only those every server needs decoded (XOR slots, and every slot of a
-/// non-aggregating suite), the others are left for [`super::decode_deferred`].
+/// `all = false` only those every server needs decoded (every verifiable slot of a
+/// non-aggregating suite), the others are left for [`super::decode_deferred`]. XOR slots are
+/// only length-checked: servers sum their bytes ([`super::xor_sums`]).
 pub(super) fn decode_submission<S: ProtoSuite>(
     open: &[OpenSlot],
     envelope: SharedBytes,
@@ -43,6 +45,12 @@ pub(super) fn decode_submission<S: ProtoSuite>(
     // in parallel with the `parallel` feature, the first failure in slot order reported.
     let pairs: Vec<(&OpenSlot, &[u8])> = open.iter().zip(list.iter().copied()).collect();
     let cts = par::map(&pairs, |(o, b)| {
+        if o.kind == SlotKind::Xor {
+            // Summed from these bytes (`super::xor_sums`), never decoded.
+            return SessionNets::<S>::xor_client_fits(o, b)
+                .then_some(None)
+                .ok_or(());
+        }
         if all || !deferrable::<S>(o) {
             SessionNets::<S>::decode_client(o, b).map(Some).ok_or(())
         } else {
@@ -84,7 +92,25 @@ impl<S: ProtoSuite> Running<S> {
         core: &mut Core<S, R>,
         c: ClientId,
         msg: Received<S::G>,
+        signature: Signature,
     ) -> Result<(), Stop> {
+        if signature == Signature::Deferred {
+            self.hold_unchecked(core, c, msg);
+        } else {
+            self.take_checked(core, c, msg);
+        }
+        self.check_window(core)
+    }
+
+    /// A client's submission whose signature checked: the client is ours from now on (even if
+    /// it is too late for this window), and its submission is taken unless the window closed,
+    /// it is a duplicate, or it does not decode.
+    pub(super) fn take_checked<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        c: ClientId,
+        msg: Received<S::G>,
+    ) {
         let from = Party::Client(c);
         let round = msg.header().round;
         // Any rostered client (the router checked its signature) may submit to us: one that
@@ -95,7 +121,7 @@ impl<S: ProtoSuite> Running<S> {
                 kind: "submission",
                 round,
             });
-            return Ok(());
+            return;
         }
         self.submitted_by(core, c);
         if self.round.step != RoundStep::Collecting {
@@ -104,7 +130,7 @@ impl<S: ProtoSuite> Running<S> {
                 kind: "submission after the window closed",
                 round,
             });
-            return Ok(());
+            return;
         }
         if let Some(prev) = self.round.own.get(&c) {
             if prev.envelope != *msg.raw() {
@@ -113,22 +139,14 @@ impl<S: ProtoSuite> Running<S> {
                     kind: "submission",
                 });
             }
-            return Ok(());
+            return;
         }
-        let submitted = match decode_submission::<S>(
-            &self.round.open,
-            msg.raw().clone(),
-            msg.payload(),
-            true,
-        ) {
-            Ok(s) => s,
-            Err(source) => {
-                core.reject(MessageError::Malformed { from, source });
-                return Ok(());
+        match decode_submission::<S>(&self.round.open, msg.raw().clone(), msg.payload(), true) {
+            Ok(submitted) => {
+                self.round.own.insert(c, submitted);
             }
-        };
-        self.round.own.insert(c, submitted);
-        self.check_window(core)
+            Err(source) => core.reject(MessageError::Malformed { from, source }),
+        }
     }
 
     /// Closes our submission window if the policy says so: verifies our clients (eager),
@@ -147,6 +165,23 @@ impl<S: ProtoSuite> Running<S> {
             return Ok(());
         }
         let elapsed = now.saturating_sub(run.round.opened_at);
+        if !run.round.unchecked.is_empty() {
+            // Counting the held submissions as if they were checked: if the window would then
+            // reach its fraction or close, check them all now (one batch), so that only
+            // checked submissions count below. Without forgeries this is exactly when the
+            // window would have reached its fraction or closed with every submission checked
+            // on arrival; each forgery costs one check, as on arrival.
+            let tentative = arrived_counting_held(run);
+            let mut fraction_at = run.round.fraction_at;
+            let reaches_fraction = fraction_at.is_none() && tentative >= window.needed(expected);
+            if reaches_fraction
+                || window_closes(&window, expected, tentative, elapsed, &mut fraction_at)
+            {
+                run.check_held(core);
+            }
+        }
+        // Checked submissions may have made clients ours.
+        let expected = core.expected_clients();
         let arrived = run.round.own.len();
         if !window_closes(
             &window,
@@ -260,6 +295,10 @@ impl<S: ProtoSuite> Running<S> {
             }
         }
         run.round.own_aggregates = aggregates;
+        run.round.own_xor_sums = xor_sums(
+            &run.round.open,
+            run.round.own.iter().map(|(c, sub)| (*c, sub)),
+        );
         let list: Vec<SharedBytes> = run.round.own.values().map(|s| s.envelope.clone()).collect();
         let rejected: Vec<SharedBytes> = run
             .round
@@ -280,7 +319,36 @@ impl<S: ProtoSuite> Running<S> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
+    use crate::suite::XorOf;
+    use verdict_dcnet::HashingGenerator;
+    use verdict_group::Ristretto255;
+
+    type Hg = HashingGenerator<Ristretto255>;
+
+    #[test]
+    fn xor_slots_are_length_checked_and_never_decoded() {
+        let open = [OpenSlot {
+            kind: SlotKind::Xor,
+            slot: 3,
+            len: 10,
+        }];
+        let n = XorOf::<Hg>::frame_len(10);
+        for (len, fits) in [(n, true), (n - 1, false), (n + 1, false), (0, false)] {
+            let mut w = crate::wire::Writer::new();
+            crate::wire::write_byte_list(&mut w, &[vec![0xA5; len]]);
+            let payload = w.finish();
+            let envelope = SharedBytes::from(payload.clone());
+            let decoded = decode_submission::<Hg>(&open, envelope.clone(), &envelope, true);
+            assert_eq!(decoded.is_ok(), fits, "{len} bytes");
+            if let Ok(sub) = decoded {
+                assert!(sub.cts[0].is_none(), "an XOR ciphertext was decoded");
+                assert_eq!(sub.slot_bytes(0), Some(&payload[payload.len() - n..]));
+            }
+        }
+    }
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

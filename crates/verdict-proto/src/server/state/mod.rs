@@ -84,6 +84,17 @@ pub(super) enum RoundStep {
     Signatures,
 }
 
+/// Whether a message's signature was checked on arrival. Every message's is, but for a
+/// client's submission to the window being collected, which waits for its signature to be
+/// checked in one batch with the others' before the window may close (`round/submission.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Signature {
+    /// Checked on arrival.
+    Checked,
+    /// Not checked yet: the message may act on nothing until it is.
+    Deferred,
+}
+
 /// One client's accepted submission, decoded once on arrival.
 pub(super) struct Submitted<S: ProtoSuite> {
     /// The client's signed submission as it arrived (from the client, or inside its server's
@@ -120,6 +131,8 @@ pub(super) struct Inventory<S: ProtoSuite> {
     /// Per open slot, the sum of its accepted clients' ciphertexts (aggregating suites,
     /// verifiable slots; `None` elsewhere).
     pub(super) aggregates: Vec<Option<S::Aggregate>>,
+    /// Its accepted clients' XOR ciphertexts, summed by us while parsing the inventory.
+    pub(super) xor_sums: XorSums,
 }
 
 /// What a round keeps of one server's inventory once the accepted set is known.
@@ -130,6 +143,18 @@ pub(super) struct Forwarded<S: ProtoSuite> {
     /// Whether `aggregates` are the server's own (to be checked if a slot fails) rather than
     /// recomputed by us from its submissions.
     pub(super) as_forwarded: bool,
+    /// This server's clients' XOR ciphertexts summed, as the reveal uses them: as summed from
+    /// its inventory, or again from its share of `S` when that differs.
+    pub(super) xor_sums: XorSums,
+}
+
+/// Per open slot, the `⊕` of some submissions' ciphertexts of that slot (XOR slots; `None` for
+/// verifiable ones), and whose they are.
+#[derive(Default)]
+pub(super) struct XorSums {
+    pub(super) sums: Vec<Option<Vec<u8>>>,
+    /// The clients summed, in id order.
+    pub(super) over: Vec<ClientId>,
 }
 
 /// A server's ciphertexts message (signed envelope, as received) and the decoded ciphertexts.
@@ -146,7 +171,13 @@ pub(super) struct Round<S: ProtoSuite> {
     pub(super) own: BTreeMap<ClientId, Submitted<S>>,
     /// Our own rejections and aggregates, fixed when our window closed.
     pub(super) own_rejected: Vec<Rejected>,
+    /// Submissions to this window whose signatures are not checked yet, at most one per client
+    /// (a different second one gets the first checked at once). Nothing is done with them but
+    /// counting whether the window could close, which checks them all in one batch first.
+    pub(super) unchecked: BTreeMap<ClientId, Received<S::G>>,
     pub(super) own_aggregates: Vec<Option<S::Aggregate>>,
+    /// Our accepted clients' XOR ciphertexts summed (see [`Inventory`]).
+    pub(super) own_xor_sums: XorSums,
     pub(super) inventories: Vec<Option<Inventory<S>>>,
     pub(super) accepted: BTreeMap<ClientId, Submitted<S>>,
     /// The server whose inventory each accepted client's submission is counted from.
