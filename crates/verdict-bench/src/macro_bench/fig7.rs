@@ -275,8 +275,13 @@ impl MacroBench for Fig7 {
             });
         };
         let mut at_max: Vec<(Variant, Measured)> = Vec::new();
+        let variants = selected_variants(std::env::var(MODES_VAR).ok().as_deref())?;
+        if variants.len() < 3 {
+            let labels: Vec<&str> = variants.iter().map(|v| v.label).collect();
+            notes.push(format!("{MODES_VAR}: {labels:?} only"));
+        }
         for (k, &n) in ns.iter().enumerate() {
-            for v in [EAGER, LAZY, HYBRID] {
+            for &v in &variants {
                 let rounds = measured_rounds(v, n);
                 let started = std::time::Instant::now();
                 let hybrid = v.mode.is_hybrid();
@@ -345,6 +350,31 @@ impl MacroBench for Fig7 {
     }
 }
 
+/// The environment variable that selects the modes measured (`eager`, `lazy`, `hybrid`,
+/// comma-separated; unset: all three), to rerun one series after a change to it.
+pub const MODES_VAR: &str = "VERDICT_FIG7_MODES";
+
+/// The variants `modes` (the value of [`MODES_VAR`]) names, in figure order.
+fn selected_variants(modes: Option<&str>) -> Result<Vec<Variant>, MacroError> {
+    let all = [EAGER, LAZY, HYBRID];
+    let Some(modes) = modes.map(str::trim).filter(|m| !m.is_empty()) else {
+        return Ok(all.to_vec());
+    };
+    let mut wanted = Vec::new();
+    for m in modes.split(',').map(str::trim) {
+        let Some(v) = all.iter().find(|v| v.label.split(' ').next() == Some(m)) else {
+            return Err(MacroError(format!(
+                "{MODES_VAR}: `{m}` is not a mode (expected eager, lazy or hybrid)"
+            )));
+        };
+        wanted.push(v.label);
+    }
+    Ok(all
+        .into_iter()
+        .filter(|v| wanted.contains(&v.label))
+        .collect())
+}
+
 /// The targets against the measurements at the largest N.
 fn target_notes(n: usize, at_max: &[(Variant, Measured)]) -> Vec<String> {
     let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
@@ -400,6 +430,27 @@ mod tests {
                 .collect(),
             ..Measured::default()
         }
+    }
+
+    #[test]
+    fn modes_select_variants_in_figure_order_and_typos_are_errors() {
+        let labels = |m| {
+            selected_variants(m)
+                .map(|v| v.iter().map(|v| v.label).collect::<Vec<_>>())
+                .map_err(|e| e.0)
+        };
+        assert_eq!(labels(None).unwrap(), ["eager", "lazy", "hybrid XOR"]);
+        assert_eq!(labels(Some(" ")).unwrap(), ["eager", "lazy", "hybrid XOR"]);
+        assert_eq!(labels(Some("hybrid")).unwrap(), ["hybrid XOR"]);
+        assert_eq!(
+            labels(Some("hybrid, eager")).unwrap(),
+            ["eager", "hybrid XOR"]
+        );
+        assert!(
+            labels(Some("xor"))
+                .unwrap_err()
+                .contains("`xor` is not a mode")
+        );
     }
 
     #[test]
