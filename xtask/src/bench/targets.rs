@@ -1,7 +1,7 @@
 //! Every target stated in docs/PERFORMANCE.md, checked against a run: pass, fail or not
 //! measured, with the number it was judged on. The list mirrors the document's sections
 //! (verdict-group, verdict-nizk, verdict-shuffle, verdict-dcnet, the Figure 7 targets of
-//! issue 6); a test checks that every target sentence of the document has an entry here.
+//! issue 6 and the 2-thread ones of issue 17); a test checks that every target sentence of the document has an entry here.
 
 use verdict_bench::macro_bench::MacroReport;
 
@@ -27,6 +27,10 @@ enum Rule {
     /// Value of macro `report`'s `series` at its largest x at most this much, the target
     /// being stated at `x = at`.
     MacroAtMost(&'static str, &'static str, f64, f64),
+    /// Macro `report`'s `series` on one thread over on two (`VERDICT_THREADS=1,2`: rows
+    /// labelled `"<series> threads=<t>"`, repeated runs averaged) at its largest x at least
+    /// this factor, the target being stated at `x = at`.
+    MacroSpeedupAtLeast(&'static str, &'static str, f64, f64),
     /// Checked by a test rather than a benchmark.
     Tested(&'static str),
 }
@@ -147,6 +151,54 @@ pub(crate) const TARGETS: &[Target] = &[
         "Figure 7 (issue 6)",
         "≤ 1 s server CPU",
         Rule::MacroAtMost("fig7", "hybrid blame, server CPU", 1.0, 1024.0),
+    ),
+    t(
+        "eager round, N = 1024, 2 threads",
+        "Using every core (issue 17)",
+        "≤ 0.3 s server CPU (the run's default pool: 2 threads on 2 cores)",
+        Rule::MacroAtMost("fig7", "eager round, server CPU", 0.3, 1024.0),
+    ),
+    t(
+        "hybrid XOR round, N = 1024, 2 threads",
+        "Using every core (issue 17)",
+        "≤ 50 ms server CPU (the run's default pool: 2 threads on 2 cores)",
+        Rule::MacroAtMost("fig7", "hybrid XOR round, server CPU", 0.05, 1024.0),
+    ),
+    t(
+        "set-up, N = 1024, 2 threads",
+        "Using every core (issue 17)",
+        "≤ 1.5 s server CPU (the run's default pool: 2 threads on 2 cores)",
+        Rule::MacroAtMost("fig7", "set-up, server CPU", 1.5, 1024.0),
+    ),
+    t(
+        "eager round, 1 → 2 threads",
+        "Using every core (issue 17)",
+        "≥ 1.8× (VERDICT_THREADS=1,2)",
+        Rule::MacroSpeedupAtLeast("fig7", "eager round, server CPU", 1.8, 1024.0),
+    ),
+    t(
+        "lazy round, 1 → 2 threads",
+        "Using every core (issue 17)",
+        "≥ 1.8× (VERDICT_THREADS=1,2)",
+        Rule::MacroSpeedupAtLeast("fig7", "lazy round, server CPU", 1.8, 1024.0),
+    ),
+    t(
+        "hybrid XOR round, 1 → 2 threads",
+        "Using every core (issue 17)",
+        "≥ 1.8× (VERDICT_THREADS=1,2)",
+        Rule::MacroSpeedupAtLeast("fig7", "hybrid XOR round, server CPU", 1.8, 1024.0),
+    ),
+    t(
+        "hybrid blame, 1 → 2 threads",
+        "Using every core (issue 17)",
+        "≥ 1.8× (VERDICT_THREADS=1,2)",
+        Rule::MacroSpeedupAtLeast("fig7", "hybrid blame, server CPU", 1.8, 1024.0),
+    ),
+    t(
+        "set-up, 1 → 2 threads",
+        "Using every core (issue 17)",
+        "≥ 1.8× (VERDICT_THREADS=1,2)",
+        Rule::MacroSpeedupAtLeast("fig7", "set-up, server CPU", 1.8, 1024.0),
     ),
 ];
 
@@ -293,6 +345,43 @@ fn outcome(
                 None => none(format!("macro `{report}` not in this run")),
             }
         }
+        Rule::MacroSpeedupAtLeast(report, series, min, at) => {
+            // Every run of each thread count at the largest x, averaged.
+            let at_threads = |t: u32| {
+                let label = format!("{series} threads={t}");
+                let rows: Vec<(f64, f64)> = reports
+                    .iter()
+                    .filter(|r| r.name == report)
+                    .flat_map(|r| r.rows.iter().filter(|row| row.series == label))
+                    .map(|row| (row.x, row.y))
+                    .collect();
+                let x = rows.iter().map(|r| r.0).fold(f64::NAN, f64::max);
+                let ys: Vec<f64> = rows.iter().filter(|r| r.0 == x).map(|r| r.1).collect();
+                (!ys.is_empty()).then(|| (x, ys.iter().sum::<f64>() / ys.len() as f64))
+            };
+            match (at_threads(1), at_threads(2)) {
+                (Some((x1, one)), Some((x2, two))) if x1 == x2 && two > 0.0 => {
+                    let mut note = format!(
+                        "`{report}` “{series}” at N = {}, threads=1 over threads=2",
+                        sig3(x1)
+                    );
+                    if x1 < at {
+                        note.push_str(&format!(
+                            "; the target is for N = {}: not conclusive",
+                            sig3(at)
+                        ));
+                    }
+                    (
+                        format!("{}×", sig3(one / two)),
+                        judge(one / two >= min),
+                        note,
+                    )
+                }
+                _ => none(format!(
+                    "no 1- and 2-thread `{report}` series in this run (VERDICT_THREADS=1,2)"
+                )),
+            }
+        }
         Rule::Tested(by) => (String::new(), Status::Tested, by.to_owned()),
     }
 }
@@ -424,6 +513,58 @@ mod tests {
         assert!(md.contains("| **FAIL** |"));
     }
 
+    #[test]
+    fn thread_speed_ups_average_repeated_runs_at_the_largest_n() {
+        let row = |series: &str, x: f64, y: f64| MacroRow {
+            series: series.into(),
+            x,
+            y,
+        };
+        let s = "eager round, server CPU";
+        let fig7 = MacroReport {
+            name: "fig7".into(),
+            title: "Figure 7".into(),
+            x_label: "clients N".into(),
+            y_label: "time (s)".into(),
+            log_x: true,
+            log_y: true,
+            rows: vec![
+                // 1,2,1,2: means 0.5 and 0.25 at N = 1024 (×2); N = 512 is ignored.
+                row(&format!("{s} threads=1"), 512.0, 9.0),
+                row(&format!("{s} threads=1"), 1024.0, 0.375),
+                row(&format!("{s} threads=2"), 1024.0, 0.125),
+                row(&format!("{s} threads=1"), 1024.0, 0.625),
+                row(&format!("{s} threads=2"), 1024.0, 0.375),
+                row("lazy round, server CPU threads=1", 1024.0, 0.2),
+                row("lazy round, server CPU threads=2", 1024.0, 0.2),
+            ],
+            notes: vec![],
+        };
+        let out = evaluate(&[], &[fig7]);
+        let st = |what: &str| {
+            out.iter()
+                .find(|o| o.what == what)
+                .map(|o| (o.status, o.ours.clone()))
+        };
+        assert_eq!(
+            st("eager round, 1 → 2 threads"),
+            Some((Status::Pass, "2.00×".into()))
+        );
+        assert_eq!(
+            st("lazy round, 1 → 2 threads"),
+            Some((Status::Fail, "1.00×".into()))
+        );
+        assert_eq!(
+            st("hybrid XOR round, 1 → 2 threads").map(|s| s.0),
+            Some(Status::NotMeasured)
+        );
+        // The labelled series are not the default pool's: the 2-thread limits are not judged.
+        assert_eq!(
+            st("eager round, N = 1024, 2 threads").map(|s| s.0),
+            Some(Status::NotMeasured)
+        );
+    }
+
     /// Every line of docs/PERFORMANCE.md's hand-written part that states a target names a
     /// quantity some entry of [`TARGETS`] covers, so a target added to the document without
     /// an entry here fails this test.
@@ -440,6 +581,10 @@ mod tests {
             ("≥ 300 MB/s", "≥ 300 MB/s"),
             ("≥ 70 %", "≥ 70 %"),
             ("≤ 1 s", "≤ 1 s"),
+            ("≤ 0.3 s", "≤ 0.3 s"),
+            ("≤ 50 ms", "≤ 50 ms"),
+            ("≤ 1.5 s", "≤ 1.5 s"),
+            ("×1.8", "≥ 1.8×"),
             ("≤ 4 µs", "≤ 4 µs"),
             ("≈20 µs", "≈ 20 µs"),
         ];
