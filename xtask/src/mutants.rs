@@ -44,7 +44,8 @@ const SCOPES: &[(&str, &[&str])] = &[
             "src/hashing_generator/suite_impl.rs",
             "src/elgamal/slot.rs",
             "src/elgamal/suite_impl.rs",
-            "src/xor.rs",
+            "src/xor/mod.rs",
+            "src/xor/pad_bit.rs",
         ],
     ),
     (
