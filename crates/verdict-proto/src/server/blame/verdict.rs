@@ -128,9 +128,11 @@ impl<S: ProtoSuite> Running<S> {
                 culprit: culprit.map(Party::Client),
             });
         }
-        // Drop submissions of newly excluded clients and let the window close.
+        // Drop submissions of newly excluded clients, checked or held (silently: they were
+        // not wrong when they arrived), and let the window close.
         let excluded = &core.excluded;
         self.round.own.retain(|c, _| !excluded.contains(c));
+        self.round.unchecked.retain(|c, _| !excluded.contains(c));
         self.check_window(core)
     }
 }
