@@ -60,7 +60,7 @@ const SCOPES: &[(&str, &[&str])] = &[
             "src/bls12_381/scalar.rs",
         ],
     ),
-    ("verdict-proto", &["src/blame.rs"]),
+    ("verdict-proto", &["src/blame.rs", "src/server/blame/*.rs"]),
 ];
 
 /// `cargo xtask mutants [--crate C] [--timeout S] [--jobs J] [--all-files] [--list]`.
