@@ -456,6 +456,35 @@ mod tests {
     use crate::bench::criterion::tests::result as r;
     use verdict_bench::macro_bench::MacroRow;
 
+    fn row(series: &str, x: f64, y: f64) -> MacroRow {
+        MacroRow {
+            series: series.into(),
+            x,
+            y,
+        }
+    }
+
+    /// Status and figure of the first outcome whose name starts with `what`.
+    fn status_of(out: &[Outcome], what: &str) -> Option<(Status, String)> {
+        out.iter()
+            .find(|o| o.what.starts_with(what))
+            .map(|o| (o.status, o.ours.clone()))
+    }
+
+    /// A macro report `name` holding only `rows` (axes as Figure 7's).
+    fn report(name: &str, rows: Vec<MacroRow>) -> MacroReport {
+        MacroReport {
+            name: name.into(),
+            title: name.into(),
+            x_label: "clients N".into(),
+            y_label: "time (s)".into(),
+            log_x: true,
+            log_y: true,
+            rows,
+            notes: vec![],
+        }
+    }
+
     #[test]
     fn targets_pass_fail_and_not_measured() {
         let results = vec![
@@ -491,34 +520,16 @@ mod tests {
                 16e3,
             ),
         ];
-        let fig7 = MacroReport {
-            name: "fig7".into(),
-            title: "Figure 7".into(),
-            x_label: "clients N".into(),
-            y_label: "time (s)".into(),
-            log_x: true,
-            log_y: true,
-            rows: vec![
-                MacroRow {
-                    series: "eager round, server CPU".into(),
-                    x: 16.0,
-                    y: 2.0,
-                },
-                MacroRow {
-                    series: "eager round, server CPU".into(),
-                    x: 64.0,
-                    y: 0.3,
-                },
+        let fig7 = report(
+            "fig7",
+            vec![
+                row("eager round, server CPU", 16.0, 2.0),
+                row("eager round, server CPU", 64.0, 0.3),
             ],
-            notes: vec![],
-        };
+        );
         let out = evaluate(&results, &[fig7]);
         assert_eq!(out.len(), TARGETS.len());
-        let st = |what: &str| {
-            out.iter()
-                .find(|o| o.what.starts_with(what))
-                .map(|o| (o.status, o.ours.clone()))
-        };
+        let st = |what: &str| status_of(&out, what);
         assert_eq!(
             st("Neff shuffle batched"),
             Some((Status::Pass, "58 ms".into()))
@@ -561,20 +572,10 @@ mod tests {
 
     #[test]
     fn thread_speed_ups_average_repeated_runs_at_the_largest_n() {
-        let row = |series: &str, x: f64, y: f64| MacroRow {
-            series: series.into(),
-            x,
-            y,
-        };
         let s = "eager round, server CPU";
-        let fig7 = MacroReport {
-            name: "fig7".into(),
-            title: "Figure 7".into(),
-            x_label: "clients N".into(),
-            y_label: "time (s)".into(),
-            log_x: true,
-            log_y: true,
-            rows: vec![
+        let fig7 = report(
+            "fig7",
+            vec![
                 // 1,2,1,2: means 0.5 and 0.25 at N = 1024 (×2); N = 512 is ignored.
                 row(&format!("{s} threads=1"), 512.0, 9.0),
                 row(&format!("{s} threads=1"), 1024.0, 0.375),
@@ -584,14 +585,9 @@ mod tests {
                 row("lazy round, server CPU threads=1", 1024.0, 0.2),
                 row("lazy round, server CPU threads=2", 1024.0, 0.2),
             ],
-            notes: vec![],
-        };
+        );
         let out = evaluate(&[], &[fig7]);
-        let st = |what: &str| {
-            out.iter()
-                .find(|o| o.what == what)
-                .map(|o| (o.status, o.ours.clone()))
-        };
+        let st = |what: &str| status_of(&out, what);
         assert_eq!(
             st("eager round, 1 → 2 threads"),
             Some((Status::Pass, "2.00×".into()))
@@ -613,23 +609,8 @@ mod tests {
 
     #[test]
     fn ratio_targets_take_the_largest_common_x() {
-        let row = |series: &str, x: f64, y: f64| MacroRow {
-            series: series.into(),
-            x,
-            y,
-        };
-        let loopback = |rows| MacroReport {
-            name: "loopback".into(),
-            title: "loopback".into(),
-            x_label: "clients N".into(),
-            y_label: "round (ms)".into(),
-            log_x: true,
-            log_y: true,
-            rows,
-            notes: vec![],
-        };
         let judged = |rows| {
-            evaluate(&[], &[loopback(rows)])
+            evaluate(&[], &[report("loopback", rows)])
                 .into_iter()
                 .find(|o| o.what.starts_with("loopback round"))
                 .map(|o| (o.status, o.ours, o.note.contains("not conclusive")))
