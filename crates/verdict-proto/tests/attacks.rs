@@ -20,7 +20,7 @@ use verdict_proto::{
 };
 
 mod common;
-use common::{policy, quiet_net};
+use common::{excluded_by, halts_seen_by, policy, quiet_net, reseal};
 
 type G = Ristretto255;
 type Hg = HashingGenerator<G>;
@@ -39,33 +39,6 @@ fn rng(seed: u64) -> ChaCha20Rng {
 
 fn session_of(sim: &Simulator<Hg>) -> [u8; 32] {
     sim.server(0).unwrap().session().0
-}
-
-/// Re-signs `env` with a new payload under `key` (what the holder of that key can always do).
-fn reseal(
-    key: &verdict_nizk::SigningKey<G>,
-    env: &Envelope<G>,
-    payload: Vec<u8>,
-    rng: &mut ChaCha20Rng,
-) -> Vec<u8> {
-    let h = env.header();
-    Envelope::seal(key, h.kind, h.sender, h.session, h.round, payload, rng).to_bytes()
-}
-
-/// Halts reported by the servers in `honest`, as (culprit, fault).
-fn halts_seen_by(sim: &Simulator<Hg>, honest: &[u32]) -> Vec<(ServerId, ServerFault)> {
-    sim.halts()
-        .into_iter()
-        .filter(|(by, _, _)| honest.contains(&by.0))
-        .map(|(_, culprit, fault)| (culprit, fault))
-        .collect()
-}
-
-fn excluded_by(sim: &Simulator<Hg>, server: u32) -> Vec<ClientId> {
-    sim.exclusions(Party::Server(ServerId(server)))
-        .into_iter()
-        .map(|(c, _)| c)
-        .collect()
 }
 
 // ------------------------------------------------------------------------------------------

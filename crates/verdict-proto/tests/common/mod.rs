@@ -2,8 +2,12 @@
 
 use core::time::Duration;
 
+use rand_chacha::ChaCha20Rng;
+use verdict_group::Group;
+use verdict_nizk::SigningKey;
 use verdict_proto::sim::{Network, Simulator};
-use verdict_proto::{ClientId, Event, Party, ProtoSuite, ServerId};
+use verdict_proto::wire::Envelope;
+use verdict_proto::{ClientId, Event, Party, ProtoSuite, ServerFault, ServerId};
 use verdict_proto::{Mode, Policy, WindowPolicy};
 
 /// A network with a fixed 10 ms latency and no jitter: every run of a seed interleaves the
@@ -60,4 +64,38 @@ pub fn nobody_blamed<S: ProtoSuite>(sim: &Simulator<S>) {
             );
         }
     }
+}
+
+/// Re-signs `env` with a new payload under `key` (what the holder of that key can always do).
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub fn reseal<G: Group>(
+    key: &SigningKey<G>,
+    env: &Envelope<G>,
+    payload: Vec<u8>,
+    rng: &mut ChaCha20Rng,
+) -> Vec<u8> {
+    let h = env.header();
+    Envelope::seal(key, h.kind, h.sender, h.session, h.round, payload, rng).to_bytes()
+}
+
+/// Halts reported by the servers in `honest`, as (culprit, fault).
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub fn halts_seen_by<S: ProtoSuite>(
+    sim: &Simulator<S>,
+    honest: &[u32],
+) -> Vec<(ServerId, ServerFault)> {
+    sim.halts()
+        .into_iter()
+        .filter(|(by, _, _)| honest.contains(&by.0))
+        .map(|(_, culprit, fault)| (culprit, fault))
+        .collect()
+}
+
+/// The clients server `server` excluded.
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub fn excluded_by<S: ProtoSuite>(sim: &Simulator<S>, server: u32) -> Vec<ClientId> {
+    sim.exclusions(Party::Server(ServerId(server)))
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect()
 }

@@ -62,9 +62,18 @@ impl<S: ProtoSuite> Running<S> {
         let Some(blame) = self.blame.as_mut() else {
             return Ok(());
         };
-        if blame.suspects.is_some() || blame.claims.iter().any(Option::is_none) {
+        if blame.suspects.is_some() {
             return Ok(());
         }
+        // Only with every server's claim: one place decides that all `M` are in.
+        let Some(claims) = blame
+            .claims
+            .iter()
+            .map(Option::as_ref)
+            .collect::<Option<Vec<&Claim>>>()
+        else {
+            return Ok(());
+        };
         let Some(arch) = self.history.get(&blame.round) else {
             return Ok(());
         };
@@ -72,10 +81,7 @@ impl<S: ProtoSuite> Running<S> {
             let acc = trace.accusation;
             let k = trace.k;
             // 1. Each server's pad bits must XOR to its own (committed) ciphertext bit.
-            for (j, claim) in blame.claims.iter().enumerate() {
-                let Some(claim) = claim else {
-                    return Ok(());
-                };
+            for (j, claim) in claims.iter().enumerate() {
                 let own = arch.server_cts.get(j).and_then(|(_, v)| match v.get(k) {
                     Some(ServerCt::Xor(x)) => x.bit(acc.bit),
                     _ => None,
@@ -113,10 +119,8 @@ impl<S: ProtoSuite> Running<S> {
                         })
                 })
                 .collect();
-            let claimed: Vec<&[bool]> = blame
-                .claims
+            let claimed: Vec<&[bool]> = claims
                 .iter()
-                .flatten()
                 .map(|claim| {
                     claim
                         .bits
@@ -143,12 +147,7 @@ impl<S: ProtoSuite> Running<S> {
             .collect();
         let objections = core::mem::take(&mut blame.objections);
         let round = blame.round;
-        let envelopes: Vec<Vec<u8>> = blame
-            .claims
-            .iter()
-            .flatten()
-            .map(|claim| claim.envelope.to_vec())
-            .collect();
+        let envelopes: Vec<Vec<u8>> = claims.iter().map(|claim| claim.envelope.to_vec()).collect();
         // Every server asks (not only a suspect's upstream), so no single server can keep a
         // suspect from answering. A suspect an earlier verdict already excluded has nothing to
         // rebut (it jammed several rounds).
