@@ -85,13 +85,13 @@ def bind_vector_dleq(t, st):
     cs = [bytes.fromhex(v) for v in st["c"]]
     if not hs or len(hs) != len(cs):
         raise Reject("statement shape")
-    t.append(b"statement", b"vector-dleq")
+    t.append(b"statement", b"vector-dleq-w128")
     t.append(b"groups", G.NAME + b"/" + G.NAME)
     t.append(b"g+x", g + x)
     t.append_u64(b"len", len(hs))
     t.append(b"bases", b"".join(hs))
     t.append(b"images", b"".join(cs))
-    w = t.challenge_scalars(b"fold-weights", len(hs), G)
+    w = t.challenge_weights(b"fold-weights", len(hs))
     h_fold = combo(w, [G.decode(v) for v in hs])
     c_fold = combo(w, [G.decode(v) for v in cs])
     return 1, [(G.decode(x), [(0, G.decode(g))])], [(c_fold, [(0, h_fold)])]

@@ -25,6 +25,10 @@ def run(doc, report):
                 elif kind.startswith("challenge_scalar_"):
                     g = GROUPS[kind[len("challenge_scalar_"):]]
                     outputs.append(g.scalar_encode(t.challenge_scalar(label, g)).hex())
+                elif kind.startswith("challenge_weights_"):
+                    g = GROUPS[kind[len("challenge_weights_"):]]
+                    outputs.extend(
+                        g.scalar_encode(w).hex() for w in t.challenge_weights(label, op["count"]))
                 elif kind.startswith("challenge_scalars_"):
                     g = GROUPS[kind[len("challenge_scalars_"):]]
                     count = op.get("count", op.get("n"))

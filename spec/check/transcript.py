@@ -63,6 +63,12 @@ class Transcript:
         out = self._squeeze(label, n, 64 * n)
         return [group.scalar_from_uniform(out[64 * i:64 * i + 64]) for i in range(n)]
 
+    def challenge_weights(self, label, n):
+        """spec/transcript.md §3: n integers below 2^128, 16 little-endian bytes each, in every
+        group (never reduced: they are below every group order)."""
+        out = self._squeeze(label, n, 16 * n)
+        return [int.from_bytes(out[16 * i:16 * i + 16], "little") for i in range(n)]
+
 
 class ProverStream:
     """The XOF output of a forked prover RNG, read front to back."""

@@ -157,10 +157,13 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Statement<G, H> for Dleq<G, H> {
 
 /// `PoK{x : X = x·G ∧ ∀k C_k = x·H_k}` for `k = 1..L`: one witness, many bases.
 ///
-/// Bound as follows: absorb `G, X` and all `(H_k, C_k)`, squeeze independent weights `w_k`,
-/// and prove the single DLEQ `X = x·G ∧ C* = x·H*` with `C* = Σ w_k C_k`, `H* = Σ w_k H_k`.
-/// If some `C_k ≠ x·H_k`, the folded equation holds with probability `1/q` per weight draw
-/// (see the notes). Proofs have the size of a DLEQ proof, independent of `L`.
+/// Bound as follows: absorb `G, X` and all `(H_k, C_k)`, squeeze independent 128-bit weights
+/// `w_k`, and prove the single DLEQ `X = x·G ∧ C* = x·H*` with `C* = Σ w_k C_k`,
+/// `H* = Σ w_k H_k`. If some `C_k ≠ x·H_k`, the folded equation holds with probability at most
+/// `2⁻¹²⁸` per weight draw (see the notes). Proofs have the size of a DLEQ proof, independent
+/// of `L`. The weights are half width because the prover evaluates both folds (an honest
+/// prover's `C*` and `H*`, whichever branch of an OR it knows): half-width weights halve those
+/// multi-scalar multiplications.
 ///
 /// Verifiers never compute `H*`, `C*`: the check is expanded into one multi-scalar
 /// multiplication over the `H_k` and `C_k`, and a batch merges the `H_k` common to all proofs
@@ -222,13 +225,13 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> VectorDleq<G, H> {
 
 impl<G: Group, H: Group<Scalar = G::Scalar>> Statement<G, H> for VectorDleq<G, H> {
     fn bind(&self, t: &mut Transcript) -> LinearForm<G, H> {
-        t.append_message(b"statement", b"vector-dleq");
+        t.append_message(b"statement", b"vector-dleq-w128");
         t.append_message_parts(b"groups", &[G::NAME.as_bytes(), b"/", H::NAME.as_bytes()]);
         t.append_message_parts(b"g+x", &[self.g.as_bytes(), self.x.as_bytes()]);
         t.append_u64(b"len", self.hs.len() as u64);
         t.append_encoded(b"bases", &self.hs);
         t.append_encoded(b"images", &self.cs);
-        let weights = t.challenge_scalars::<G>(b"fold-weights", self.hs.len());
+        let weights = t.challenge_weights::<G>(b"fold-weights", self.hs.len());
         LinearForm {
             num_witnesses: 1,
             eqs_g: vec![Eqn {

@@ -24,6 +24,12 @@ pub enum Op {
     Scalars(&'static [u8], usize),
     /// `challenge_scalars::<P256>(label, count)`; produces `count` outputs.
     ScalarsP256(&'static [u8], usize),
+    /// `challenge_weights::<Ristretto255>(label, count)`; produces `count` outputs.
+    Weights(&'static [u8], usize),
+    /// `challenge_weights::<P256>(label, count)` (a weight is a little-endian integer in every
+    /// group; its output is the scalar's encoding, big-endian for P-256); produces `count`
+    /// outputs.
+    WeightsP256(&'static [u8], usize),
 }
 
 /// Runs `ops` on a fresh transcript for `protocol`, returning each challenge output.
@@ -57,6 +63,16 @@ pub fn run(protocol: &'static [u8], ops: &[Op]) -> Vec<Vec<u8>> {
                     out.push(s.to_bytes().as_ref().to_vec());
                 }
             }
+            Op::Weights(l, n) => {
+                for s in t.challenge_weights::<Ristretto255>(l, *n) {
+                    out.push(s.to_bytes().to_vec());
+                }
+            }
+            Op::WeightsP256(l, n) => {
+                for s in t.challenge_weights::<P256>(l, *n) {
+                    out.push(s.to_bytes().as_ref().to_vec());
+                }
+            }
         }
     }
     out
@@ -76,6 +92,12 @@ fn op_json(op: &Op) -> Value {
         }
         Op::ScalarsP256(l, n) => {
             json!({ "op": "challenge_scalars_p256", "label": hx(l), "count": n })
+        }
+        Op::Weights(l, n) => {
+            json!({ "op": "challenge_weights_ristretto255", "label": hx(l), "count": n })
+        }
+        Op::WeightsP256(l, n) => {
+            json!({ "op": "challenge_weights_p256", "label": hx(l), "count": n })
         }
     }
 }
@@ -177,6 +199,40 @@ pub(crate) fn file(name: &str) -> VectorFile {
         "challenge_scalars (n scalars from one squeeze) and P-256 scalar challenges; each \
          scalar is one output",
         to_cases(multi),
+    );
+    let weights: Vec<(&str, &'static [u8], Vec<Op>)> = vec![
+        (
+            "four 128-bit weights from one squeeze (challenge_weights, ristretto255): count as \
+             u64le, then 32 ratchet bytes and 16 little-endian bytes per weight; the weights \
+             are never reduced, so each encoding ends in 16 zero bytes",
+            b"verdict/test-vectors/weights",
+            vec![
+                Op::Message(b"statement", &[9u8; 33]),
+                Op::Weights(b"fold-weights", 4),
+            ],
+        ),
+        (
+            "challenge_weights and challenge_scalars with the same count read the same frame \
+             but different bytes per output (16 against 64)",
+            b"verdict/test-vectors/weights",
+            vec![
+                Op::Message(b"statement", &[9u8; 33]),
+                Op::Weights(b"w", 2),
+                Op::Scalars(b"w", 2),
+            ],
+        ),
+        (
+            "P-256: a weight is the same little-endian integer; its encoding is big-endian, \
+             16 zero bytes first",
+            b"verdict/test-vectors/weights",
+            vec![Op::U64(b"round", 7), Op::WeightsP256(b"fold-weights", 2)],
+        ),
+    ];
+    c.group(
+        "weight-challenges",
+        "challenge_weights (n integers below 2^128 from one squeeze, as scalars); each weight \
+         is one output",
+        to_cases(weights),
     );
     c.finish(
         name,

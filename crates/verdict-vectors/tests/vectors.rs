@@ -249,6 +249,20 @@ fn transcript_vectors_verify() {
                         outputs.push(hex::encode(s.to_bytes()));
                     }
                 }
+                "challenge_weights_ristretto255" => {
+                    let n = op["count"].as_u64().unwrap() as usize;
+                    for w in t.challenge_weights::<Ristretto255>(label, n) {
+                        assert_eq!(w.to_le_bytes()[16..], [0u8; 16], "a weight of 128 bits");
+                        outputs.push(hex::encode(w.to_bytes()));
+                    }
+                }
+                "challenge_weights_p256" => {
+                    let n = op["count"].as_u64().unwrap() as usize;
+                    for w in t.challenge_weights::<P256>(label, n) {
+                        assert_eq!(w.to_le_bytes()[16..], [0u8; 16], "a weight of 128 bits");
+                        outputs.push(hex::encode(w.to_bytes()));
+                    }
+                }
                 other => panic!("unknown op {other}"),
             }
         }
