@@ -18,12 +18,12 @@ use rand_chacha::rand_core::SeedableRng;
 use verdict_dcnet::HashingGenerator;
 use verdict_group::Ristretto255;
 use verdict_proto::blame::{BlameBits, TraceBits};
-use verdict_proto::sim::{Adversary, Simulator};
+use verdict_proto::sim::Simulator;
 use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{Accusation, ClientId, Mode, Party, ServerFault, ServerId, Verification};
 
 mod common;
-use common::{excluded_by, halts_seen_by, policy, quiet_net, reseal};
+use common::{excluded_by, halts_seen_by, jammed_hybrid, policy, reseal};
 
 type G = Ristretto255;
 type Hg = HashingGenerator<G>;
@@ -90,21 +90,21 @@ struct Forged {
     bytes: Option<Vec<u8>>,
 }
 
-/// Runs a hybrid session (3 servers, 6 clients, client 5 jamming from round 1) in which server
-/// `liar` sends `how`'s version of its first blame bits to every peer.
-fn run(how: Misstatement, liar: u32, seed: u64) -> (Simulator<Hg>, Option<(u64, u32)>) {
-    let mut sim = Simulator::<Hg>::new_paused(
+/// The hybrid session every test runs: 3 servers, 6 clients, client 5 jamming from round 1.
+fn session(seed: u64) -> Simulator<Hg> {
+    jammed_hybrid(
         policy(Mode::Hybrid(Verification::Eager)),
         SERVERS as usize,
         CLIENTS as usize,
-        quiet_net(),
+        JAMMER,
         seed,
     )
-    .unwrap();
-    sim.add_adversary(Adversary::JammingClient {
-        client: JAMMER,
-        from_round: 1,
-    });
+}
+
+/// Runs a hybrid session (3 servers, 6 clients, client 5 jamming from round 1) in which server
+/// `liar` sends `how`'s version of its first blame bits to every peer.
+fn run(how: Misstatement, liar: u32, seed: u64) -> (Simulator<Hg>, Option<(u64, u32)>) {
+    let mut sim = session(seed);
     let key = sim
         .signing_key(Party::Server(ServerId(liar)))
         .unwrap()
@@ -135,7 +135,13 @@ fn run(how: Misstatement, liar: u32, seed: u64) -> (Simulator<Hg>, Option<(u64, 
         }));
     }
     sim.start();
-    while sim.now() < Duration::from_secs(60) && sim.step() {}
+    // Until every other server has halted (what the tests expect), or a minute.
+    let others_halted = |sim: &Simulator<Hg>| {
+        (0..SERVERS)
+            .filter(|&j| j != liar)
+            .all(|j| !halts_seen_by(sim, &[j]).is_empty())
+    };
+    while sim.now() < Duration::from_secs(60) && !others_halted(&sim) && sim.step() {}
     let accused = forged.lock().unwrap().accused;
     (sim, accused)
 }
@@ -186,20 +192,12 @@ fn a_claim_about_other_accusations_is_named() {
 /// excluded and no server halted, so the halts above are the misstatements' doing.
 #[test]
 fn the_unchanged_claim_convicts_only_the_jammer() {
-    let mut sim = Simulator::<Hg>::new_paused(
-        policy(Mode::Hybrid(Verification::Eager)),
-        SERVERS as usize,
-        CLIENTS as usize,
-        quiet_net(),
-        60,
-    )
-    .unwrap();
-    sim.add_adversary(Adversary::JammingClient {
-        client: JAMMER,
-        from_round: 1,
-    });
+    let mut sim = session(60);
     sim.start();
-    while sim.now() < Duration::from_secs(60) && sim.step() {}
+    let all_excluded = |sim: &Simulator<Hg>| {
+        (0..SERVERS).all(|j| !sim.exclusions(Party::Server(ServerId(j))).is_empty())
+    };
+    while sim.now() < Duration::from_secs(60) && !all_excluded(&sim) && sim.step() {}
     assert!(sim.halts().is_empty(), "{:?}", sim.halts());
     for j in 0..SERVERS {
         assert_eq!(excluded_by(&sim, j), vec![JAMMER], "server {j}");

@@ -5,10 +5,10 @@ use core::time::Duration;
 use rand_chacha::ChaCha20Rng;
 use verdict_group::Group;
 use verdict_nizk::SigningKey;
-use verdict_proto::sim::{Network, Simulator};
+use verdict_proto::sim::{Adversary, Network, Simulator};
 use verdict_proto::wire::Envelope;
 use verdict_proto::{ClientId, Event, Party, ProtoSuite, ServerFault, ServerId};
-use verdict_proto::{Mode, Policy, WindowPolicy};
+use verdict_proto::{Mode, Policy, Verification, WindowPolicy};
 
 /// A network with a fixed 10 ms latency and no jitter: every run of a seed interleaves the
 /// same way.
@@ -98,4 +98,24 @@ pub fn excluded_by<S: ProtoSuite>(sim: &Simulator<S>, server: u32) -> Vec<Client
         .into_iter()
         .map(|(c, _)| c)
         .collect()
+}
+
+/// A paused hybrid session (eager verification) of `servers` and `clients` under `policy`, with
+/// client `jammer` jamming from round 1: every such session goes through blame.
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub fn jammed_hybrid<S: ProtoSuite>(
+    policy: Policy,
+    servers: usize,
+    clients: usize,
+    jammer: ClientId,
+    seed: u64,
+) -> Simulator<S> {
+    assert_eq!(policy.mode, Mode::Hybrid(Verification::Eager));
+    let mut sim = Simulator::<S>::new_paused(policy, servers, clients, quiet_net(), seed)
+        .expect("a valid group");
+    sim.add_adversary(Adversary::JammingClient {
+        client: jammer,
+        from_round: 1,
+    });
+    sim
 }

@@ -1,0 +1,145 @@
+//! A suspect's rebuttal at a server (blame step 3): only a signed "no objection" to exactly the
+//! claims the server holds is evidence for its verdict, and once every suspect has given one
+//! the server decides at once instead of waiting for the rebuttal deadline.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use core::time::Duration;
+use std::sync::{Arc, Mutex};
+
+use rand_chacha::ChaCha20Rng;
+use rand_chacha::rand_core::SeedableRng;
+use verdict_dcnet::HashingGenerator;
+use verdict_group::Ristretto255;
+use verdict_proto::blame::Rebuttal;
+use verdict_proto::sim::Simulator;
+use verdict_proto::wire::{Envelope, Kind};
+use verdict_proto::{ClientId, Event, Mode, Party, Policy, ServerId, Verification};
+
+mod common;
+use common::{excluded_by, jammed_hybrid, policy};
+
+type G = Ristretto255;
+type Hg = HashingGenerator<G>;
+
+const SERVERS: usize = 3;
+const CLIENTS: usize = 6;
+/// The jammer, and so the suspect of every blame.
+const JAMMER: ClientId = ClientId(5);
+
+/// The header (session, round) of the first rebuttal request server 0 sends the jammer, once
+/// sent.
+type RequestSeen = Arc<Mutex<Option<([u8; 32], u64)>>>;
+
+/// A jammed session whose tamper hook reports server 0's first rebuttal request to the jammer.
+fn watched_session(policy: Policy, seed: u64) -> (Simulator<Hg>, RequestSeen) {
+    let mut sim = jammed_hybrid::<Hg>(policy, SERVERS, CLIENTS, JAMMER, seed);
+    let seen: RequestSeen = Arc::default();
+    {
+        let seen = Arc::clone(&seen);
+        sim.set_tamper(Box::new(move |from, to, bytes| {
+            if from == Party::Server(ServerId(0))
+                && to == Party::Client(JAMMER)
+                && let Ok(env) = Envelope::<G>::from_bytes(&bytes)
+                && env.header().kind == Kind::RebuttalRequest
+            {
+                let mut seen = seen.lock().unwrap();
+                if seen.is_none() {
+                    *seen = Some((env.header().session, env.header().round));
+                }
+            }
+            Some(bytes)
+        }));
+    }
+    (sim, seen)
+}
+
+/// Some server halted, or every server excluded someone: the first blame is over.
+fn blame_over(sim: &Simulator<Hg>) -> bool {
+    !sim.halts().is_empty()
+        || (0..SERVERS as u32).all(|j| !sim.exclusions(Party::Server(ServerId(j))).is_empty())
+}
+
+fn hybrid() -> Policy {
+    policy(Mode::Hybrid(Verification::Eager))
+}
+
+/// The jammer, asked to rebut, first tells server 0 (alone, ahead of its real answer) that it
+/// has no objection to claims nobody made. Were that taken for an answer, server 0's verdict
+/// would carry it as evidence, and every other server — which cannot open it as an answer to
+/// its claims — would halt naming honest server 0 for a bad verdict.
+#[test]
+fn a_no_objection_to_other_claims_is_not_evidence() {
+    let (mut sim, seen) = watched_session(hybrid(), 91);
+    let key = sim.signing_key(Party::Client(JAMMER)).unwrap().clone();
+    let mut rng = ChaCha20Rng::seed_from_u64(91);
+    let mut injected = false;
+    sim.start();
+    while sim.now() < Duration::from_secs(60) && !blame_over(&sim) && sim.step() {
+        let request = *seen.lock().unwrap();
+        if let (false, Some((session, round))) = (injected, request) {
+            let bogus = Rebuttal::NoObjection {
+                round,
+                digests: vec![[7u8; 32]; SERVERS],
+            };
+            let env = Envelope::seal(
+                &key,
+                Kind::Rebuttal,
+                Party::Client(JAMMER),
+                session,
+                round,
+                bogus.to_bytes(),
+                &mut rng,
+            );
+            sim.inject(
+                Party::Client(JAMMER),
+                Party::Server(ServerId(0)),
+                env.to_bytes(),
+            );
+            injected = true;
+        }
+    }
+    assert!(injected, "blame never reached the rebuttal request");
+    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
+    for j in 0..SERVERS as u32 {
+        assert_eq!(excluded_by(&sim, j), vec![JAMMER], "server {j}");
+    }
+}
+
+/// With a rebuttal deadline of 10 s, a suspect that answers at once ends the blame at once:
+/// every server holds its "no objection" within a few network delays and decides on it, and
+/// the verdicts conclude well before the deadline.
+#[test]
+fn every_suspect_answering_lets_the_servers_decide_before_the_deadline() {
+    let deadline = Duration::from_secs(10);
+    let policy = Policy {
+        rebuttal_timeout: deadline,
+        ..hybrid()
+    };
+    let (mut sim, seen) = watched_session(policy, 92);
+    let mut asked_at = None;
+    let mut concluded_at = None;
+    sim.start();
+    while sim.now() < Duration::from_secs(60) && !blame_over(&sim) && sim.step() {
+        if asked_at.is_none() && seen.lock().unwrap().is_some() {
+            asked_at = Some(sim.now());
+        }
+        if concluded_at.is_none()
+            && sim
+                .events_of(Party::Server(ServerId(0)))
+                .any(|e| matches!(e, Event::Verdict { .. }))
+        {
+            concluded_at = Some(sim.now());
+        }
+    }
+    let asked_at = asked_at.expect("blame never reached the rebuttal request");
+    let concluded_at = concluded_at.expect("blame never concluded");
+    assert!(
+        concluded_at - asked_at < Duration::from_secs(2),
+        "asked at {asked_at:?}, concluded at {concluded_at:?}: the servers waited for the \
+         {deadline:?} deadline"
+    );
+    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
+    for j in 0..SERVERS as u32 {
+        assert_eq!(excluded_by(&sim, j), vec![JAMMER], "server {j}");
+    }
+}
