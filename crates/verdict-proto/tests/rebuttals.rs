@@ -53,6 +53,23 @@ fn watched_session(policy: Policy, seed: u64) -> (Simulator<Hg>, RequestSeen) {
     (sim, seen)
 }
 
+/// Steps `sim` until the first blame is over, a minute of simulated time passes or the step
+/// budget runs out (a server that never decides could keep the simulator busy at one
+/// instant), calling `each` after every step.
+fn run(sim: &mut Simulator<Hg>, mut each: impl FnMut(&mut Simulator<Hg>)) {
+    let mut steps = 0usize;
+    while sim.now() < Duration::from_secs(60) && steps < MAX_STEPS && !blame_over(sim) {
+        if !sim.step() {
+            break;
+        }
+        steps += 1;
+        each(sim);
+    }
+}
+
+/// Far more steps than a session needs to reach its first verdict.
+const MAX_STEPS: usize = 100_000;
+
 /// Some server halted, or every server excluded someone: the first blame is over.
 fn blame_over(sim: &Simulator<Hg>) -> bool {
     !sim.halts().is_empty()
@@ -74,7 +91,7 @@ fn a_no_objection_to_other_claims_is_not_evidence() {
     let mut rng = ChaCha20Rng::seed_from_u64(91);
     let mut injected = false;
     sim.start();
-    while sim.now() < Duration::from_secs(60) && !blame_over(&sim) && sim.step() {
+    run(&mut sim, |sim| {
         let request = *seen.lock().unwrap();
         if let (false, Some((session, round))) = (injected, request) {
             let bogus = Rebuttal::NoObjection {
@@ -97,7 +114,7 @@ fn a_no_objection_to_other_claims_is_not_evidence() {
             );
             injected = true;
         }
-    }
+    });
     assert!(injected, "blame never reached the rebuttal request");
     assert!(sim.halts().is_empty(), "{:?}", sim.halts());
     for j in 0..SERVERS as u32 {
@@ -119,7 +136,7 @@ fn every_suspect_answering_lets_the_servers_decide_before_the_deadline() {
     let mut asked_at = None;
     let mut concluded_at = None;
     sim.start();
-    while sim.now() < Duration::from_secs(60) && !blame_over(&sim) && sim.step() {
+    run(&mut sim, |sim| {
         if asked_at.is_none() && seen.lock().unwrap().is_some() {
             asked_at = Some(sim.now());
         }
@@ -130,7 +147,7 @@ fn every_suspect_answering_lets_the_servers_decide_before_the_deadline() {
         {
             concluded_at = Some(sim.now());
         }
-    }
+    });
     let asked_at = asked_at.expect("blame never reached the rebuttal request");
     let concluded_at = concluded_at.expect("blame never concluded");
     assert!(
@@ -142,4 +159,47 @@ fn every_suspect_answering_lets_the_servers_decide_before_the_deadline() {
     for j in 0..SERVERS as u32 {
         assert_eq!(excluded_by(&sim, j), vec![JAMMER], "server {j}");
     }
+}
+
+/// A suspect that never answers (its rebuttals are all lost) does not stall the group: every
+/// server decides at the rebuttal deadline, on no answers, and the suspect is excluded.
+#[test]
+fn a_suspect_that_never_answers_is_decided_on_at_the_deadline() {
+    let deadline = Duration::from_secs(3);
+    let policy = Policy {
+        rebuttal_timeout: deadline,
+        ..hybrid()
+    };
+    let mut sim = jammed_hybrid::<Hg>(policy, SERVERS, CLIENTS, JAMMER, 93);
+    let asked: Arc<Mutex<bool>> = Arc::default();
+    {
+        let asked = Arc::clone(&asked);
+        sim.set_tamper(Box::new(move |from, to, bytes| {
+            let kind = Envelope::<G>::from_bytes(&bytes).map(|e| e.header().kind);
+            if from == Party::Client(JAMMER) && kind == Ok(Kind::Rebuttal) {
+                return None;
+            }
+            if to == Party::Client(JAMMER) && kind == Ok(Kind::RebuttalRequest) {
+                *asked.lock().unwrap() = true;
+            }
+            Some(bytes)
+        }));
+    }
+    let mut asked_at = None;
+    sim.start();
+    run(&mut sim, |sim| {
+        if asked_at.is_none() && *asked.lock().unwrap() {
+            asked_at = Some(sim.now());
+        }
+    });
+    let asked_at = asked_at.expect("blame never reached the rebuttal request");
+    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
+    for j in 0..SERVERS as u32 {
+        assert_eq!(excluded_by(&sim, j), vec![JAMMER], "server {j}");
+    }
+    let waited = sim.now() - asked_at;
+    assert!(
+        waited >= deadline && waited < deadline + Duration::from_secs(2),
+        "excluded {waited:?} after the request, with a {deadline:?} deadline"
+    );
 }
