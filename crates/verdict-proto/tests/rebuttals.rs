@@ -16,7 +16,7 @@ use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{ClientId, Event, Mode, Party, Policy, ServerId, Verification};
 
 mod common;
-use common::{excluded_by, jammed_hybrid, policy};
+use common::{jammed_hybrid, only_jammer_excluded, policy};
 
 type G = Ristretto255;
 type Hg = HashingGenerator<G>;
@@ -116,10 +116,7 @@ fn a_no_objection_to_other_claims_is_not_evidence() {
         }
     });
     assert!(injected, "blame never reached the rebuttal request");
-    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
-    for j in 0..SERVERS as u32 {
-        assert_eq!(excluded_by(&sim, j), vec![JAMMER], "server {j}");
-    }
+    only_jammer_excluded(&sim, JAMMER);
 }
 
 /// With a rebuttal deadline of 10 s, a suspect that answers at once ends the blame at once:
@@ -155,10 +152,7 @@ fn every_suspect_answering_lets_the_servers_decide_before_the_deadline() {
         "asked at {asked_at:?}, concluded at {concluded_at:?}: the servers waited for the \
          {deadline:?} deadline"
     );
-    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
-    for j in 0..SERVERS as u32 {
-        assert_eq!(excluded_by(&sim, j), vec![JAMMER], "server {j}");
-    }
+    only_jammer_excluded(&sim, JAMMER);
 }
 
 /// A suspect that never answers (its rebuttals are all lost) does not stall the group: every
@@ -193,10 +187,7 @@ fn a_suspect_that_never_answers_is_decided_on_at_the_deadline() {
         }
     });
     let asked_at = asked_at.expect("blame never reached the rebuttal request");
-    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
-    for j in 0..SERVERS as u32 {
-        assert_eq!(excluded_by(&sim, j), vec![JAMMER], "server {j}");
-    }
+    only_jammer_excluded(&sim, JAMMER);
     let waited = sim.now() - asked_at;
     assert!(
         waited >= deadline && waited < deadline + Duration::from_secs(2),

@@ -119,3 +119,12 @@ pub fn jammed_hybrid<S: ProtoSuite>(
     });
     sim
 }
+
+/// No server halted, and every server excluded exactly `jammer`.
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub fn only_jammer_excluded<S: ProtoSuite>(sim: &Simulator<S>, jammer: ClientId) {
+    assert!(sim.halts().is_empty(), "{:?}", sim.halts());
+    for j in 0..sim.num_servers() as u32 {
+        assert_eq!(excluded_by(sim, j), vec![jammer], "server {j}");
+    }
+}
