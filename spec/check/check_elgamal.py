@@ -22,12 +22,12 @@ SERVER_PURPOSE = b"verdict-dcnet/elgamal/v1/server"
 
 # The group of the file being checked (set by run from its "suite").
 G = ristretto255
-GROUPS = {"dcnet/verdict/elgamal/ristretto255/v2": ristretto255,
-          "dcnet/verdict/elgamal/p256/v2": p256}
+GROUPS = {"dcnet/verdict/elgamal/ristretto255/v3": ristretto255,
+          "dcnet/verdict/elgamal/p256/v3": p256}
 
 
 def suite_id():
-    return b"verdict/elgamal/" + G.NAME + b"/v2"
+    return b"verdict/elgamal/" + G.NAME + b"/v3"
 
 
 def slot_context(purpose, session, slot, round_, elements, sender, extra=()):

@@ -15,12 +15,12 @@ import ristretto255
 from transcript import context_transcript
 
 GROUPS = {
-    "dcnet/verdict/hashing-generator/ristretto255/v1": ristretto255,
-    "dcnet/verdict/hashing-generator/p256/v1": p256,
+    "dcnet/verdict/hashing-generator/ristretto255/v2": ristretto255,
+    "dcnet/verdict/hashing-generator/p256/v2": p256,
 }
 # The group and suite id in use, set by run().
 G = ristretto255
-SUITE_ID = b"verdict/hashing-generator/ristretto255/v1"
+SUITE_ID = b"verdict/hashing-generator/ristretto255/v2"
 CLIENT_PURPOSE = b"verdict/dcnet/hashing-generator/client"
 SERVER_PURPOSE = b"verdict/dcnet/hashing-generator/server"
 GENERATOR_DST = b"verdict-dcnet/hashing-generator/v1/generator"
@@ -218,7 +218,7 @@ def check_round_case(report, case, cases, sessions, reveal):
 def run(doc, report):
     global G, SUITE_ID
     G = GROUPS[doc["suite"]]
-    SUITE_ID = b"verdict/hashing-generator/" + G.NAME + b"/v1"
+    SUITE_ID = b"verdict/hashing-generator/" + G.NAME + b"/v2"
     check_nizk.use_group(G)
     check_group.use_group(G)
     cases = {c["id"]: c for g in doc["test_groups"] for c in g["cases"]}

@@ -432,7 +432,7 @@ mod tests {
         // A suite id the decoders compare against, and the 32-byte length prefix, little-endian
         // like the codec (0x20 is a printable space).
         assert!(
-            d.contains(r#""verdict/hashing-generator/ristretto255/v1""#),
+            d.contains(r#""verdict/hashing-generator/ristretto255/v2""#),
             "{d}"
         );
         assert!(d.contains(r#"" \x00\x00\x00""#));

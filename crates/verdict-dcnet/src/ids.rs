@@ -98,7 +98,7 @@ impl SlotRound {
     }
 }
 
-/// A versioned ciphersuite identifier, e.g. `verdict/hashing-generator/ristretto255/v1`.
+/// A versioned ciphersuite identifier, e.g. `verdict/hashing-generator/ristretto255/v2`.
 ///
 /// Its string form ([`SuiteId`]'s `Display`) is absorbed into every proof transcript and every
 /// key derivation, so two suites (or two versions of one suite) never accept each other's

@@ -22,7 +22,7 @@ pub struct SizeRow {
     pub suite: &'static str,
     /// The group (`SuiteId::group`), e.g. `ristretto255`.
     pub group: &'static str,
-    /// The full suite id, e.g. `verdict/hashing-generator/ristretto255/v1`.
+    /// The full suite id, e.g. `verdict/hashing-generator/ristretto255/v2`.
     pub suite_id: String,
     /// Slot capacity in plaintext bytes.
     pub plaintext_len: usize,

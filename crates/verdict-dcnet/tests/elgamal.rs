@@ -49,10 +49,10 @@ fn soundness_p256() {
 #[test]
 fn suite_ids_are_versioned() {
     // Version 2: the owner branch proves the r_k (version 1 was a DH oracle).
-    assert_eq!(EgR::ID.to_string(), "verdict/elgamal/ristretto255/v2");
+    assert_eq!(EgR::ID.to_string(), "verdict/elgamal/ristretto255/v3");
     assert_eq!(
         EgP::ID.to_string(),
-        format!("verdict/elgamal/{}/v2", <P256 as Group>::NAME)
+        format!("verdict/elgamal/{}/v3", <P256 as Group>::NAME)
     );
 }
 

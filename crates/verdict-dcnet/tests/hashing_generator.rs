@@ -73,11 +73,11 @@ fn soundness_p256() {
 fn suite_ids_are_versioned() {
     assert_eq!(
         HgR::ID.to_string(),
-        "verdict/hashing-generator/ristretto255/v1"
+        "verdict/hashing-generator/ristretto255/v2"
     );
     assert_eq!(
         HgP::ID.to_string(),
-        "verdict/hashing-generator/P-256/v1".replace("P-256", <P256 as Group>::NAME)
+        "verdict/hashing-generator/P-256/v2".replace("P-256", <P256 as Group>::NAME)
     );
 }
 

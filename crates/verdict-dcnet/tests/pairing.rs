@@ -43,8 +43,8 @@ fn soundness() {
 
 #[test]
 fn suite_ids_are_versioned() {
-    assert_eq!(P16::ID.to_string(), "verdict/pairing-chunk16/bls12-381/v1");
-    assert_eq!(P24::ID.to_string(), "verdict/pairing-chunk24/bls12-381/v1");
+    assert_eq!(P16::ID.to_string(), "verdict/pairing-chunk16/bls12-381/v2");
+    assert_eq!(P24::ID.to_string(), "verdict/pairing-chunk24/bls12-381/v2");
 }
 
 /// Figure 6 analog: `L` GT elements (576 bytes each) carry `2L − 4` (16-bit) or `3L − 4`

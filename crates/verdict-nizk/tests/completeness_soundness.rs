@@ -243,6 +243,28 @@ fn vector_dleq_one_bad_element_rejected() {
     );
 }
 
+/// Two errors that cancel under equal (or any fixed, proportional) weights: `C_i = x·H_i + E`
+/// and `C_j = x·H_j − E`. Only weights drawn independently per element, after the statement,
+/// reject it; a fold with a constant weight, or one weight for all, would accept.
+#[test]
+fn vector_dleq_compensating_errors_rejected() {
+    let mut r = rng(33);
+    let x = scalar(&mut r);
+    let hs = random_points::<G>(6, &mut r);
+    let e = G::mul_generator(&scalar(&mut r));
+    for (i, j) in [(0, 1), (2, 5), (4, 3)] {
+        let mut cs: Vec<Encoded<G>> = hs.iter().map(|h| Encoded::new(*h.point() * x)).collect();
+        cs[i] = Encoded::new(*cs[i].point() + e);
+        cs[j] = Encoded::new(*cs[j].point() - e);
+        let st = VectorDleq::new(G::generator(), G::mul_generator(&x), hs.clone(), cs).unwrap();
+        let proof = st.prove(&mut ctx().transcript(), &[x], &mut r).unwrap();
+        assert!(
+            st.verify(&mut ctx().transcript(), &proof).is_err(),
+            "errors at {i} and {j} cancelled"
+        );
+    }
+}
+
 #[test]
 fn vector_dleq_replaced_element_rejected() {
     // Proof for one vector must not verify for a vector with one element changed.

@@ -11,6 +11,10 @@ pub(crate) fn append_scalars<S: Scalar>(t: &mut Transcript, label: &'static [u8]
 }
 
 /// `n` challenge scalars below `2^128` (random weights for batch verification).
+///
+/// Not the same bytes as `verdict_nizk::Transcript::challenge_weights`: this one is one
+/// `challenge_bytes` of `16·n` bytes (its frame carries the byte count, spec/shuffle.md), that
+/// one frames the weight count. Each is fixed by its specification; do not merge them.
 pub(crate) fn challenge_weights<G: Group>(
     t: &mut Transcript,
     label: &'static [u8],

@@ -212,8 +212,8 @@ pub(crate) fn file(name: &str) -> VectorFile {
             ],
         ),
         (
-            "challenge_weights and challenge_scalars with the same count read the same frame \
-             but different bytes per output (16 against 64)",
+            "challenge_weights then challenge_scalars with the same label and count: both frame \
+             the count (not the byte length), and read 16 resp. 64 bytes per output",
             b"verdict/test-vectors/weights",
             vec![
                 Op::Message(b"statement", &[9u8; 33]),

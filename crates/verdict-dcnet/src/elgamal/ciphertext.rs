@@ -11,10 +11,11 @@ use crate::verifiable::{Culprit, SlotParams, SuiteError, read_proof};
 use crate::wire::{DleqCiphertext, decode_exact, write_elements};
 
 /// Version 2: the owner branch of the client proof also proves the `r_k` (see the module docs);
-/// version 1's proofs and wire format are not accepted.
-pub(super) const VERSION: u32 = 2;
+/// version 1's proofs and wire format are not accepted. Version 3 (specification version 2):
+/// the server proof's vector DLEQ folds with 128-bit weights.
+pub(super) const VERSION: u32 = 3;
 
-/// The versioned suite identifier (`verdict/elgamal/<group>/v2`), bound into every proof.
+/// The versioned suite identifier (`verdict/elgamal/<group>/v3`), bound into every proof.
 pub fn suite_id<G: Group>() -> SuiteId {
     SuiteId::new("elgamal", G::NAME, VERSION)
 }

@@ -19,7 +19,7 @@ use super::types::{
 };
 
 impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
-    const ID: SuiteId = SuiteId::new("hashing-generator", G::NAME, 1);
+    const ID: SuiteId = SuiteId::new("hashing-generator", G::NAME, 2);
     const EAGER_ONLY: bool = false;
 
     type KeyGroup = G;

@@ -15,14 +15,14 @@ use crate::verifiable::{
 };
 use crate::wire::{DleqCiphertext, OrCiphertext};
 
-/// The versioned suite identifier (`verdict/pairing-chunk16/bls12-381/v1` or `…chunk24…`),
+/// The versioned suite identifier (`verdict/pairing-chunk16/bls12-381/v2` or `…chunk24…`),
 /// bound into every proof.
 pub fn suite_id(bits: ChunkBits) -> SuiteId {
     let construction = match bits {
         ChunkBits::B16 => "pairing-chunk16",
         ChunkBits::B24 => "pairing-chunk24",
     };
-    SuiteId::new(construction, "bls12-381", 1)
+    SuiteId::new(construction, "bls12-381", 2)
 }
 pub(super) const CLIENT_PURPOSE: &[u8] = b"verdict-dcnet/pairing-bls12-381/v1/client";
 pub(super) const SERVER_PURPOSE: &[u8] = b"verdict-dcnet/pairing-bls12-381/v1/server";

@@ -99,7 +99,7 @@ impl<W: ChunkWidth> Pairing<W> {
 }
 
 impl<W: ChunkWidth> Ciphersuite for Pairing<W> {
-    const ID: SuiteId = SuiteId::new(W::CONSTRUCTION, "bls12-381", 1);
+    const ID: SuiteId = SuiteId::new(W::CONSTRUCTION, "bls12-381", 2);
     const EAGER_ONLY: bool = false;
 
     type KeyGroup = G2;
