@@ -24,6 +24,9 @@ mod bits;
 mod rebuttal;
 mod verdict;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
