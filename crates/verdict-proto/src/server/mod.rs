@@ -46,6 +46,8 @@ mod setup;
 mod state;
 mod stop;
 #[cfg(test)]
+mod test_sim;
+#[cfg(test)]
 mod tests_batched;
 #[cfg(test)]
 mod tests_received;

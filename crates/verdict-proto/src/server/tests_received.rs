@@ -13,11 +13,12 @@ use verdict_group::Ristretto255;
 
 use super::ServerPhase;
 use super::state::State;
+use super::test_sim::{quiet_net, step_until};
 use crate::config::signature_checks;
 use crate::error::ServerFault;
 use crate::event::Event;
 use crate::policy::{Mode, Policy, Verification, WindowPolicy};
-use crate::sim::{Network, Simulator};
+use crate::sim::Simulator;
 use crate::wire::{Envelope, Kind, payloads};
 
 type Hg = HashingGenerator<Ristretto255>;
@@ -32,29 +33,14 @@ fn policy(verification: Verification) -> Policy {
     }
 }
 
-fn net() -> Network {
-    Network {
-        latency: Duration::from_millis(10),
-        ..Network::default()
-    }
-}
-
 fn server(j: u32) -> Party {
     Party::Server(ServerId(j))
-}
-
-/// Steps until `done` holds (or the simulated time runs out).
-fn step_until(sim: &mut Simulator<Hg>, mut done: impl FnMut(&Simulator<Hg>) -> bool) {
-    while !done(sim) && sim.now() < Duration::from_secs(60) {
-        assert!(sim.step(), "the simulation stopped");
-    }
-    assert!(done(sim), "not reached in time");
 }
 
 #[test]
 fn early_messages_are_verified_once_on_arrival() {
     let mut sim =
-        Simulator::<Hg>::new_paused(policy(Verification::Eager), 3, 6, net(), 21).unwrap();
+        Simulator::<Hg>::new_paused(policy(Verification::Eager), 3, 6, quiet_net(), 21).unwrap();
     // Server 1's set-up messages reach server 2 late: servers 0 and 1 open round 0 first,
     // and server 2 holds their round messages until its own set-up is done.
     sim.set_link_latency(server(1), server(2), Duration::from_secs(4));
@@ -76,7 +62,7 @@ fn early_messages_are_verified_once_on_arrival() {
 
 #[test]
 fn a_halts_evidence_is_the_buffer_that_arrived() {
-    let mut sim = Simulator::<Hg>::new(policy(Verification::Eager), 2, 4, net(), 22).unwrap();
+    let mut sim = Simulator::<Hg>::new(policy(Verification::Eager), 2, 4, quiet_net(), 22).unwrap();
     step_until(&mut sim, |sim| {
         sim.server(1).unwrap().phase() == ServerPhase::AwaitingSubmissions
     });
@@ -113,7 +99,7 @@ fn a_halts_evidence_is_the_buffer_that_arrived() {
 
 #[test]
 fn another_servers_submissions_are_views_of_its_inventory_with_slot_ranges() {
-    let mut sim = Simulator::<Hg>::new(policy(Verification::Lazy), 2, 4, net(), 23).unwrap();
+    let mut sim = Simulator::<Hg>::new(policy(Verification::Lazy), 2, 4, quiet_net(), 23).unwrap();
     step_until(&mut sim, |sim| {
         matches!(
             sim.server(0).unwrap().phase(),
@@ -164,7 +150,7 @@ fn an_exclusions_evidence_is_the_submission_inside_the_inventory_it_came_in() {
     use crate::error::ExclusionReason;
     use crate::sim::Adversary;
 
-    let mut sim = Simulator::<Hg>::new(policy(Verification::Lazy), 2, 5, net(), 12).unwrap();
+    let mut sim = Simulator::<Hg>::new(policy(Verification::Lazy), 2, 5, quiet_net(), 12).unwrap();
     // Client 1 (upstream: server 1) sends a bad proof; lazily, its slot fails to reveal and
     // every server checks the proofs it deferred.
     sim.add_adversary(Adversary::BadProofClient {

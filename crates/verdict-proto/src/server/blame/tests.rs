@@ -14,7 +14,8 @@ use verdict_group::Ristretto255;
 use crate::event::Event;
 use crate::policy::{Mode, Policy, Verification, WindowPolicy};
 use crate::server::state::State;
-use crate::sim::{Adversary, Network, Simulator};
+use crate::server::test_sim::{quiet_net, step_until};
+use crate::sim::{Adversary, Simulator};
 use crate::slot::{Accusation, SlotKind, SlotOutput, bit_of};
 use crate::wire::{Envelope, Kind};
 
@@ -29,19 +30,7 @@ fn session(seed: u64) -> Simulator<Hg> {
         server_timeout: Duration::from_secs(20),
         ..Policy::default()
     };
-    let net = Network {
-        latency: Duration::from_millis(10),
-        ..Network::default()
-    };
-    Simulator::<Hg>::new_paused(policy, 3, 5, net, seed).unwrap()
-}
-
-/// Steps until `done` holds for server 0.
-fn step_until(sim: &mut Simulator<Hg>, mut done: impl FnMut(&Simulator<Hg>) -> bool) {
-    while !done(sim) && sim.now() < Duration::from_secs(60) {
-        assert!(sim.step(), "the simulation stopped");
-    }
-    assert!(done(sim), "not reached in time");
+    Simulator::<Hg>::new_paused(policy, 3, 5, quiet_net(), seed).unwrap()
 }
 
 /// What server 0 does with `accusations`, carried in the output of `carrier`, when no blame
