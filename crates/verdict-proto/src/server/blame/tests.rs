@@ -21,6 +21,7 @@ use crate::wire::{Envelope, Kind};
 
 type Hg = HashingGenerator<Ristretto255>;
 
+/// A paused hybrid session of 3 servers and 5 clients with a 1 s rebuttal deadline.
 fn session(seed: u64) -> Simulator<Hg> {
     let policy = Policy {
         mode: Mode::Hybrid(Verification::Eager),
@@ -158,21 +159,19 @@ fn held_early(sim: &Simulator<Hg>, j: usize) -> Vec<Kind> {
         .collect()
 }
 
-/// A server that learns of an accusation late (it certifies the carrier after its peers)
-/// receives their pad bits before it starts the blame; it keeps them, and uses them when it
-/// does. Were they dropped, it would wait for pad bits that never come again and, at its
-/// server timeout, name an honest peer. The jamming starts in round 3, so the blame is about
-/// a round other than 0 and 1.
-#[test]
-fn pad_bits_that_arrive_before_the_blame_starts_are_used_when_it_does() {
-    let jammer = ClientId(4);
-    let mut sim = session(33);
+/// The jammer of [`late_server_session`].
+const JAMMER: ClientId = ClientId(4);
+
+/// A session in which client 4 jams from round 3 (so the blame is about a round other than 0
+/// and 1) and server 2 hears server 0 late: it certifies each round after server 1, whose pad
+/// bits reach it before it starts the blame. Runs until every server has excluded someone or
+/// one halted; returns what server 2 held early the first time it held anything.
+fn late_server_session(seed: u64) -> (Simulator<Hg>, Vec<Kind>) {
+    let mut sim = session(seed);
     sim.add_adversary(Adversary::JammingClient {
-        client: jammer,
+        client: JAMMER,
         from_round: 3,
     });
-    // Server 2 hears server 0 late, so it certifies each round after server 1, whose pad
-    // bits reach it first.
     sim.set_link_latency(
         Party::Server(ServerId(0)),
         Party::Server(ServerId(2)),
@@ -187,11 +186,11 @@ fn pad_bits_that_arrive_before_the_blame_starts_are_used_when_it_does() {
         !sim.halts().is_empty()
             || (0..3).all(|j| !sim.exclusions(Party::Server(ServerId(j))).is_empty())
     });
-    assert_eq!(
-        held,
-        vec![Kind::BlameBits],
-        "server 2 held no early pad bits"
-    );
+    (sim, held)
+}
+
+/// No halt, and every server excluded exactly the jammer.
+fn only_jammer_excluded(sim: &Simulator<Hg>) {
     assert!(sim.halts().is_empty(), "{:?}", sim.halts());
     for j in 0..3 {
         let excluded: Vec<ClientId> = sim
@@ -199,6 +198,20 @@ fn pad_bits_that_arrive_before_the_blame_starts_are_used_when_it_does() {
             .into_iter()
             .map(|(c, _)| c)
             .collect();
-        assert_eq!(excluded, vec![jammer], "server {j}");
+        assert_eq!(excluded, vec![JAMMER], "server {j}");
     }
+}
+
+/// Server 2 keeps server 1's early pad bits and uses them when it starts the blame. Were
+/// they dropped, it would wait for pad bits that never come again and, at its server
+/// timeout, name honest server 1.
+#[test]
+fn pad_bits_that_arrive_before_the_blame_starts_are_used_when_it_does() {
+    let (sim, bits) = late_server_session(33);
+    assert_eq!(
+        bits,
+        vec![Kind::BlameBits],
+        "server 2 held no early pad bits"
+    );
+    only_jammer_excluded(&sim);
 }
