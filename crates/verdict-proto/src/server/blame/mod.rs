@@ -35,7 +35,7 @@ use verdict_dcnet::{ClientId, ServerId, SlotRound};
 use super::common::Core;
 use super::state::{Blame, Running, Trace};
 use super::stop::Stop;
-use crate::blame::{BlameBits, Rebuttal, TraceBits, Verdict};
+use crate::blame::{BlameBits, TraceBits, Verdict};
 use crate::error::WireError;
 use crate::event::Event;
 use crate::slot::{Accusation, SlotKind, SlotOutput, bit_of};
@@ -167,11 +167,6 @@ impl<S: ProtoSuite> Running<S> {
                 Kind::BlameBits => self.on_blame_bits(core, j, msg)?,
                 Kind::Verdict => self.on_verdict(core, j, msg)?,
                 _ => {}
-            }
-        }
-        for (c, msg) in early.objections {
-            if Rebuttal::from_bytes(msg.payload()).is_ok_and(|r| r.round() == round) {
-                self.on_rebuttal(core, c, msg)?;
             }
         }
         Ok(())

@@ -33,9 +33,10 @@ impl<S: ProtoSuite> Running<S> {
         }
         let round = rebuttal.round();
         let Some(blame) = self.blame.as_mut().filter(|b| b.round == round) else {
-            // Blame not started here yet (the suspect answered a faster server): keep the
-            // latest per client until it does.
-            self.early_blame.objections.insert(c, msg);
+            // Not about a blame we run: stale (it concluded), or about one we have not started.
+            // The latter can never be an answer: a "no objection" lists the digest of every
+            // server's claim, ours included, and we sign ours only when we start. So it is
+            // dropped, not kept (a client could only fill a buffer with it).
             return Ok(());
         };
         if blame.suspects.is_none() {

@@ -132,17 +132,16 @@ impl<G: Group> Blame<G> {
     }
 }
 
-/// Blame messages that arrived before this server started their blame.
+/// Peers' blame messages that arrived before this server started their blame. (A suspect's
+/// rebuttal never does: it answers claims that include ours, see `on_rebuttal`.)
 pub(crate) struct EarlyBlame<G: Group> {
     pub(in crate::server) from_servers: BTreeMap<ServerId, Vec<Received<G>>>,
-    pub(in crate::server) objections: BTreeMap<ClientId, Received<G>>,
 }
 
 impl<G: Group> Default for EarlyBlame<G> {
     fn default() -> Self {
         Self {
             from_servers: BTreeMap::new(),
-            objections: BTreeMap::new(),
         }
     }
 }
@@ -150,6 +149,6 @@ impl<G: Group> Default for EarlyBlame<G> {
 impl<G: Group> EarlyBlame<G> {
     /// Messages held (for the memory bound).
     pub(crate) fn len(&self) -> usize {
-        self.from_servers.values().map(Vec::len).sum::<usize>() + self.objections.len()
+        self.from_servers.values().map(Vec::len).sum()
     }
 }
