@@ -7,10 +7,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use core::time::Duration;
+use std::sync::{Arc, Mutex};
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
 
 use verdict_dcnet::{ClientId, HashingGenerator, Party, ServerId};
 use verdict_group::Ristretto255;
 
+use crate::blame::Verdict;
+use crate::error::ServerFault;
 use crate::event::Event;
 use crate::policy::{Mode, Policy, Verification, WindowPolicy};
 use crate::server::state::State;
@@ -214,4 +220,95 @@ fn pad_bits_that_arrive_before_the_blame_starts_are_used_when_it_does() {
         "server 2 held no early pad bits"
     );
     only_jammer_excluded(&sim);
+}
+
+/// A verdict that reaches server 2 before it starts the blame (server 1 signs "nobody is to
+/// blame" as soon as it has sent its pad bits, and its real verdict never reaches server 2)
+/// is kept and judged once server 2 knows the suspects: server 1 is named for a bad verdict,
+/// on the verdict it signed. Were it dropped, server 2 would wait for a verdict that never
+/// comes and could only name server 1 unresponsive, on its own word.
+#[test]
+fn a_verdict_that_arrives_before_the_blame_starts_is_judged_when_it_does() {
+    let mut sim = session(35);
+    sim.add_adversary(Adversary::JammingClient {
+        client: JAMMER,
+        from_round: 3,
+    });
+    sim.set_link_latency(
+        Party::Server(ServerId(0)),
+        Party::Server(ServerId(2)),
+        Duration::from_millis(300),
+    );
+    let (one, two) = (Party::Server(ServerId(1)), Party::Server(ServerId(2)));
+    let bits_sent: Arc<Mutex<Option<([u8; 32], u64)>>> = Arc::default();
+    {
+        let bits_sent = Arc::clone(&bits_sent);
+        sim.set_tamper(Box::new(move |from, to, bytes| {
+            let Ok(env) = Envelope::<Ristretto255>::from_bytes(&bytes) else {
+                return Some(bytes);
+            };
+            let h = env.header();
+            match h.kind {
+                Kind::Verdict if from == one && to == two => return None,
+                Kind::BlameBits if from == one && to == two => {
+                    bits_sent
+                        .lock()
+                        .unwrap()
+                        .get_or_insert((h.session, h.round));
+                }
+                _ => {}
+            }
+            Some(bytes)
+        }));
+    }
+    let key = sim.signing_key(one).unwrap().clone();
+    let mut rng = ChaCha20Rng::seed_from_u64(35);
+    let mut injected = false;
+    sim.start();
+    while sim.halts().is_empty() && sim.now() < Duration::from_secs(60) {
+        assert!(sim.step(), "the simulation stopped");
+        let sent = *bits_sent.lock().unwrap();
+        if let (false, Some((session, round))) = (injected, sent) {
+            assert!(
+                held_early(&sim, 2).contains(&Kind::BlameBits) || {
+                    let State::Running(run) = &sim.server(2).unwrap().state else {
+                        panic!("server 2 is running");
+                    };
+                    run.blame.is_none()
+                },
+                "server 2 started the blame before server 1's verdict could be early"
+            );
+            let nobody = Verdict {
+                round,
+                culprits: Vec::new(),
+                rebuttals: Vec::new(),
+            };
+            let env = Envelope::seal(
+                &key,
+                Kind::Verdict,
+                one,
+                session,
+                round,
+                nobody.to_bytes(),
+                &mut rng,
+            );
+            sim.inject(one, two, env.to_bytes());
+            injected = true;
+        }
+    }
+    assert!(injected, "server 1 never sent its pad bits");
+    let named: Vec<_> = sim
+        .halts()
+        .into_iter()
+        .filter(|(by, _, _)| *by == ServerId(2))
+        .map(|(_, culprit, fault)| (culprit, fault))
+        .collect();
+    assert!(
+        matches!(
+            named.as_slice(),
+            [(ServerId(1), ServerFault::BadVerdict { .. })]
+        ),
+        "{:?}",
+        sim.halts()
+    );
 }
