@@ -222,6 +222,9 @@ fn pad_bits_that_arrive_before_the_blame_starts_are_used_when_it_does() {
     only_jammer_excluded(&sim);
 }
 
+/// The session and round of a signed message.
+type SessionRound = ([u8; 32], u64);
+
 /// A verdict that reaches server 2 before it starts the blame (server 1 signs "nobody is to
 /// blame" as soon as it has sent its pad bits, and its real verdict never reaches server 2)
 /// is kept and judged once server 2 knows the suspects: server 1 is named for a bad verdict,
@@ -240,7 +243,7 @@ fn a_verdict_that_arrives_before_the_blame_starts_is_judged_when_it_does() {
         Duration::from_millis(300),
     );
     let (one, two) = (Party::Server(ServerId(1)), Party::Server(ServerId(2)));
-    let bits_sent: Arc<Mutex<Option<([u8; 32], u64)>>> = Arc::default();
+    let bits_sent: Arc<Mutex<Option<SessionRound>>> = Arc::default();
     {
         let bits_sent = Arc::clone(&bits_sent);
         sim.set_tamper(Box::new(move |from, to, bytes| {
