@@ -168,11 +168,10 @@ fn held_early(sim: &Simulator<Hg>, j: usize) -> Vec<Kind> {
 /// The jammer of [`late_server_session`].
 const JAMMER: ClientId = ClientId(4);
 
-/// A session in which client 4 jams from round 3 (so the blame is about a round other than 0
-/// and 1) and server 2 hears server 0 late: it certifies each round after server 1, whose pad
-/// bits reach it before it starts the blame. Runs until every server has excluded someone or
-/// one halted; returns what server 2 held early the first time it held anything.
-fn late_server_session(seed: u64) -> (Simulator<Hg>, Vec<Kind>) {
+/// A paused session in which client 4 jams from round 3 (so the blame is about a round other
+/// than 0 and 1) and server 2 hears server 0 late: it certifies each round after server 1,
+/// whose pad bits reach it before it starts the blame.
+fn late_server(seed: u64) -> Simulator<Hg> {
     let mut sim = session(seed);
     sim.add_adversary(Adversary::JammingClient {
         client: JAMMER,
@@ -183,6 +182,13 @@ fn late_server_session(seed: u64) -> (Simulator<Hg>, Vec<Kind>) {
         Party::Server(ServerId(2)),
         Duration::from_millis(300),
     );
+    sim
+}
+
+/// Runs a [`late_server`] session until every server has excluded someone or one halted;
+/// returns what server 2 held early the first time it held anything.
+fn late_server_session(seed: u64) -> (Simulator<Hg>, Vec<Kind>) {
+    let mut sim = late_server(seed);
     sim.start();
     let mut held = Vec::new();
     step_until(&mut sim, |sim| {
@@ -228,20 +234,11 @@ type SessionRound = ([u8; 32], u64);
 /// A verdict that reaches server 2 before it starts the blame (server 1 signs "nobody is to
 /// blame" as soon as it has sent its pad bits, and its real verdict never reaches server 2)
 /// is kept and judged once server 2 knows the suspects: server 1 is named for a bad verdict,
-/// on the verdict it signed. Were it dropped, server 2 would wait for a verdict that never
-/// comes and could only name server 1 unresponsive, on its own word.
+/// on the verdict it signed. Were it dropped, server 2 would name server 1 only later and for
+/// another fault (its real verdict, which the others echo, conflicts with the premature one).
 #[test]
 fn a_verdict_that_arrives_before_the_blame_starts_is_judged_when_it_does() {
-    let mut sim = session(35);
-    sim.add_adversary(Adversary::JammingClient {
-        client: JAMMER,
-        from_round: 3,
-    });
-    sim.set_link_latency(
-        Party::Server(ServerId(0)),
-        Party::Server(ServerId(2)),
-        Duration::from_millis(300),
-    );
+    let mut sim = late_server(35);
     let (one, two) = (Party::Server(ServerId(1)), Party::Server(ServerId(2)));
     let bits_sent: Arc<Mutex<Option<SessionRound>>> = Arc::default();
     {
