@@ -396,6 +396,37 @@ mod tests {
         }
     }
 
+    /// A claim about a group of `N = 1024` clients (128 bytes of packed bits per trace, more
+    /// than an accusation and a slot length together: the bound on the trace count must add
+    /// them, never subtract) decodes, and a trace count one more than the input holds is
+    /// refused.
+    #[test]
+    fn blame_bits_of_a_large_group_round_trip() {
+        let n = 1024u32;
+        let bits = BlameBits {
+            round: 4,
+            clients: (0..n).map(ClientId).collect(),
+            traces: (1..4)
+                .map(|slot| TraceBits {
+                    accusation: acc(slot),
+                    slot_len: 1024,
+                    bits: (0..n).map(|i| (i * slot) % 7 == 1).collect(),
+                })
+                .collect(),
+        };
+        let enc = bits.to_bytes();
+        assert_eq!(BlameBits::from_bytes(&enc), Ok(bits.clone()));
+        assert_eq!(
+            bits.claim(&acc(3), ClientId(n - 1)),
+            Some(((n - 1) * 3 % 7 == 1, 1024))
+        );
+        // The trace count sits right after the clients: 8 + 4 + 4n bytes in.
+        let at = 8 + 4 + 4 * n as usize;
+        let mut more = enc.clone();
+        more[at..at + 4].copy_from_slice(&4u32.to_le_bytes());
+        assert_eq!(BlameBits::from_bytes(&more), Err(WireError::Truncated));
+    }
+
     #[test]
     fn blame_payloads_round_trip_and_reject_garbage() {
         let bits = BlameBits {
