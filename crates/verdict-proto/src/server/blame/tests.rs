@@ -27,13 +27,17 @@ use crate::wire::{Envelope, Kind};
 
 type Hg = HashingGenerator<Ristretto255>;
 
-/// A paused hybrid session of 3 servers and 5 clients with a 1 s rebuttal deadline.
+/// The sessions' rebuttal deadline.
+const REBUTTAL_DEADLINE: Duration = Duration::from_secs(10);
+
+/// A paused hybrid session of 3 servers and 5 clients with a 10 s rebuttal deadline (never
+/// reached when the suspects answer).
 fn session(seed: u64) -> Simulator<Hg> {
     let policy = Policy {
         mode: Mode::Hybrid(Verification::Eager),
         default_len: 128,
         window: WindowPolicy::timeout(Duration::from_secs(2)),
-        rebuttal_timeout: Duration::from_secs(1),
+        rebuttal_timeout: REBUTTAL_DEADLINE,
         server_timeout: Duration::from_secs(20),
         ..Policy::default()
     };
@@ -186,19 +190,23 @@ fn late_server(seed: u64) -> Simulator<Hg> {
 }
 
 /// Runs a [`late_server`] session until every server has excluded someone or one halted;
-/// returns what server 2 held early the first time it held anything.
-fn late_server_session(seed: u64) -> (Simulator<Hg>, Vec<Kind>) {
+/// returns what server 2 held early the first time it held anything, and how long after that
+/// the run ended.
+fn late_server_session(seed: u64) -> (Simulator<Hg>, Vec<Kind>, Duration) {
     let mut sim = late_server(seed);
     sim.start();
     let mut held = Vec::new();
+    let mut held_at = Duration::ZERO;
     step_until(&mut sim, |sim| {
         if held.is_empty() {
             held = held_early(sim, 2);
+            held_at = sim.now();
         }
         !sim.halts().is_empty()
             || (0..3).all(|j| !sim.exclusions(Party::Server(ServerId(j))).is_empty())
     });
-    (sim, held)
+    let took = sim.now().saturating_sub(held_at);
+    (sim, held, took)
 }
 
 /// No halt, and every server excluded exactly the jammer.
@@ -216,16 +224,22 @@ fn only_jammer_excluded(sim: &Simulator<Hg>) {
 
 /// Server 2 keeps server 1's early pad bits and uses them when it starts the blame. Were
 /// they dropped, it would wait for pad bits that never come again and, at its server
-/// timeout, name honest server 1.
+/// timeout, name honest server 1. The blame (about round 3) ends on the suspect's answers,
+/// long before the rebuttal deadline: a server that ignored answers about any round but one
+/// would wait for it.
 #[test]
 fn pad_bits_that_arrive_before_the_blame_starts_are_used_when_it_does() {
-    let (sim, bits) = late_server_session(33);
+    let (sim, bits, took) = late_server_session(33);
     assert_eq!(
         bits,
         vec![Kind::BlameBits],
         "server 2 held no early pad bits"
     );
     only_jammer_excluded(&sim);
+    assert!(
+        took < REBUTTAL_DEADLINE / 2,
+        "the blame took {took:?}: the servers waited for the rebuttal deadline"
+    );
 }
 
 /// The session and round of a signed message.
