@@ -10,7 +10,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
 use verdict_dcnet::HashingGenerator;
 use verdict_group::Ristretto255;
-use verdict_proto::blame::Rebuttal;
+use verdict_proto::blame::{BlameBits, Rebuttal, RebuttalRequest};
 use verdict_proto::sim::Simulator;
 use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{ClientId, Event, Mode, Party, Policy, ServerId, Verification};
@@ -193,4 +193,79 @@ fn a_suspect_that_never_answers_is_decided_on_at_the_deadline() {
         waited >= deadline && waited < deadline + Duration::from_secs(2),
         "excluded {waited:?} after the request, with a {deadline:?} deadline"
     );
+}
+
+/// A claim signed for another session is no claim about this one. Server 0 (the one whose
+/// request the test forges) shows the suspect server 1's real claim with the suspect's bit
+/// flipped, signed by server 1 — but for another session. The suspect must not take it for
+/// server 1's word (it would prove it false and every server would halt naming honest server
+/// 1), and no server may accept a lie proof built on it.
+#[test]
+fn a_claim_signed_for_another_session_is_not_evidence() {
+    let mut sim = jammed_hybrid::<Hg>(hybrid(), SERVERS, CLIENTS, JAMMER, 94);
+    let claim: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
+    {
+        let claim = Arc::clone(&claim);
+        sim.set_tamper(Box::new(move |from, _to, bytes| {
+            if from == Party::Server(ServerId(1))
+                && let Ok(env) = Envelope::<G>::from_bytes(&bytes)
+                && env.header().kind == Kind::BlameBits
+            {
+                claim.lock().unwrap().get_or_insert_with(|| bytes.clone());
+            }
+            Some(bytes)
+        }));
+    }
+    let one = sim.signing_key(Party::Server(ServerId(1))).unwrap().clone();
+    let zero = sim.signing_key(Party::Server(ServerId(0))).unwrap().clone();
+    let mut rng = ChaCha20Rng::seed_from_u64(94);
+    let mut injected = false;
+    sim.start();
+    run(&mut sim, |sim| {
+        let Some(bytes) = claim.lock().unwrap().clone() else {
+            return;
+        };
+        if injected {
+            return;
+        }
+        let env = Envelope::<G>::from_bytes(&bytes).unwrap();
+        let h = env.header().clone();
+        let payload = Envelope::<G>::payload_of(&bytes).unwrap();
+        let mut bits = BlameBits::from_bytes(payload).unwrap();
+        let at = bits.clients.iter().position(|c| *c == JAMMER).unwrap();
+        bits.traces[0].bits[at] = !bits.traces[0].bits[at];
+        let mut other_session = h.session;
+        other_session[0] ^= 1;
+        let foreign = Envelope::seal(
+            &one,
+            Kind::BlameBits,
+            h.sender,
+            other_session,
+            h.round,
+            bits.to_bytes(),
+            &mut rng,
+        );
+        let request = RebuttalRequest {
+            round: h.round,
+            suspect: JAMMER,
+            bits: vec![foreign.to_bytes()],
+        };
+        let env = Envelope::seal(
+            &zero,
+            Kind::RebuttalRequest,
+            Party::Server(ServerId(0)),
+            h.session,
+            h.round,
+            request.to_bytes(),
+            &mut rng,
+        );
+        sim.inject(
+            Party::Server(ServerId(0)),
+            Party::Client(JAMMER),
+            env.to_bytes(),
+        );
+        injected = true;
+    });
+    assert!(injected, "server 1 never sent its pad bits");
+    only_jammer_excluded(&sim, JAMMER);
 }
