@@ -71,6 +71,36 @@ pub(super) fn assert_liar_named_and_suspect_safe(sim: &Simulator<Hg>) {
     }
 }
 
+/// A lie proof is conclusive wherever it appears. Here the honest suspect's rebuttals reach
+/// server 0 alone: server 0 checks the lie proof and halts naming the liar, and server 1, which
+/// learns of it only from server 0's alert, checks the proof inside the alert and names the
+/// liar too, on evidence — not merely on server 0's word (`PeerHalted`).
+#[test]
+fn a_lie_proof_relayed_in_an_alert_names_the_liar_at_every_honest_server() {
+    let mut sim = lying_blame_session(49);
+    sim.set_tamper(Box::new(|from, to, bytes| {
+        let rebuttal =
+            Envelope::<G>::from_bytes(&bytes).is_ok_and(|e| e.header().kind == Kind::Rebuttal);
+        if rebuttal && from == Party::Client(ClientId(0)) && to != Party::Server(ServerId(0)) {
+            return None;
+        }
+        Some(bytes)
+    }));
+    sim.start();
+    sim.run_rounds(6, Duration::from_secs(120));
+    for j in [0, 1] {
+        let named = halts_seen_by(&sim, &[j]);
+        assert!(
+            matches!(
+                named.as_slice(),
+                [(ServerId(2), ServerFault::WrongBlameBits { .. })]
+            ),
+            "server {j}: {named:?}"
+        );
+    }
+    assert_liar_named_and_suspect_safe(&sim);
+}
+
 #[test]
 fn blame_bits_replaced_after_the_suspect_is_fixed_are_equivocation() {
     let mut sim = lying_blame_session(41);
