@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
-use verdict_dcnet::HashingGenerator;
+use verdict_dcnet::{HashingGenerator, Roster, SlotRound, Xor};
 use verdict_group::Ristretto255;
 use verdict_proto::blame::{BlameBits, Rebuttal, RebuttalRequest};
 use verdict_proto::sim::Simulator;
 use verdict_proto::wire::{Envelope, Kind};
-use verdict_proto::{ClientId, Event, Mode, Party, Policy, ServerId, Verification};
+use verdict_proto::{ClientId, Event, KeyUse, Mode, Party, Policy, ServerId, Verification};
 
 mod common;
 use common::{jammed_hybrid, only_jammer_excluded, policy};
@@ -267,5 +267,123 @@ fn a_claim_signed_for_another_session_is_not_evidence() {
         injected = true;
     });
     assert!(injected, "server 1 never sent its pad bits");
+    only_jammer_excluded(&sim, JAMMER);
+}
+
+/// A lie proof must reveal the suspect's DH value with the very server whose claim it
+/// contests. The jammer, asked to rebut, proves its real DH value with *another* server (it
+/// knows its own secret, so that proof is valid) and presents it against each server's claim,
+/// about every accused bit, to every server. The pad bit that reveal yields is the other pair's
+/// and differs from the honest claim about half the time: taken as evidence, it would get an
+/// honest server halted for a lie it never told.
+#[test]
+fn a_dh_reveal_with_another_server_proves_no_lie() {
+    let mut sim = jammed_hybrid::<Hg>(hybrid(), SERVERS, CLIENTS, JAMMER, 95);
+    let request: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
+    {
+        let request = Arc::clone(&request);
+        sim.set_tamper(Box::new(move |from, to, bytes| {
+            if from == Party::Server(ServerId(0))
+                && to == Party::Client(JAMMER)
+                && let Ok(env) = Envelope::<G>::from_bytes(&bytes)
+                && env.header().kind == Kind::RebuttalRequest
+            {
+                request.lock().unwrap().get_or_insert_with(|| bytes.clone());
+            }
+            Some(bytes)
+        }));
+    }
+    let config = sim.config().clone();
+    let xor_keys = |party: fn(u32) -> Party, n: usize| -> Vec<_> {
+        (0..n as u32)
+            .map(|i| {
+                config
+                    .member(party(i))
+                    .unwrap()
+                    .key(KeyUse::Xor)
+                    .unwrap()
+                    .clone()
+            })
+            .collect()
+    };
+    let roster = Roster::<Xor<G>>::new(
+        config.session_id(),
+        xor_keys(|j| Party::Server(ServerId(j)), SERVERS),
+        xor_keys(|i| Party::Client(ClientId(i)), CLIENTS),
+        Vec::new(),
+    )
+    .unwrap();
+    let keys = sim.secret_keys(Party::Client(JAMMER)).unwrap().clone();
+    let mut rng = ChaCha20Rng::seed_from_u64(95);
+    let mut forged = 0usize;
+    let mut injected = false;
+    sim.start();
+    run(&mut sim, |sim| {
+        let Some(bytes) = request.lock().unwrap().clone() else {
+            return;
+        };
+        if injected {
+            return;
+        }
+        injected = true;
+        let env = Envelope::<G>::from_bytes(&bytes).unwrap();
+        let h = env.header().clone();
+        assert_eq!(h.session, roster.session().0);
+        let request = RebuttalRequest::from_bytes(&env.payload).unwrap();
+        for claim_bytes in &request.bits {
+            let claim_env = Envelope::<G>::from_bytes(claim_bytes).unwrap();
+            let Party::Server(j) = claim_env.header().sender else {
+                panic!("a claim not signed by a server");
+            };
+            let claim = BlameBits::from_bytes(&claim_env.payload).unwrap();
+            for trace in &claim.traces {
+                let acc = trace.accusation;
+                let (claimed, len) = claim.claim(&acc, JAMMER).unwrap();
+                let sr = SlotRound::new(acc.slot, acc.round, len as usize);
+                for other in (0..SERVERS as u32).map(ServerId).filter(|o| *o != j) {
+                    let reveal = Xor::<G>::pad_bit_reveal_client(
+                        &roster,
+                        JAMMER,
+                        keys.xor(),
+                        other,
+                        &mut rng,
+                    )
+                    .unwrap();
+                    let truth = Xor::<G>::verify_pad_bit(&roster, &reveal, sr, acc.bit).unwrap();
+                    if truth == claimed {
+                        continue;
+                    }
+                    forged += 1;
+                    let proof = Rebuttal::LieProof {
+                        accusation: acc,
+                        bits: claim_bytes.clone(),
+                        reveal: reveal.to_bytes(),
+                    };
+                    let env = Envelope::seal(
+                        keys.signing(),
+                        Kind::Rebuttal,
+                        Party::Client(JAMMER),
+                        h.session,
+                        h.round,
+                        proof.to_bytes(),
+                        &mut rng,
+                    );
+                    for to in 0..SERVERS as u32 {
+                        sim.inject(
+                            Party::Client(JAMMER),
+                            Party::Server(ServerId(to)),
+                            env.to_bytes(),
+                        );
+                    }
+                }
+            }
+        }
+    });
+    assert!(injected, "the blame never reached the rebuttal request");
+    // Were none of the other pairs' bits to differ from a claim, the test would check nothing.
+    assert!(
+        forged > 0,
+        "no reveal with another server contradicts a claim"
+    );
     only_jammer_excluded(&sim, JAMMER);
 }
