@@ -276,6 +276,28 @@ mod tests {
         assert!(acc.holds());
     }
 
+    /// Only bases are candidates for merging: a statement's public image is not compared with
+    /// the previous proof's (two proofs about one image are rare, and each comparison costs an
+    /// equality test per term), so two proofs of the same statement still give 5 terms: 2
+    /// commitments, 1 merged generator, 2 images.
+    #[test]
+    fn images_are_never_merged() {
+        let mut rng = ChaCha20Rng::seed_from_u64(4);
+        let ctx = Context::new(b"verdict-nizk/batch-test", [4u8; 32]);
+        let x = S::from_u64(10);
+        let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
+        let mut acc = Accumulator::<G>::new();
+        for i in 0..2u64 {
+            let proof = st.prove(&mut ctx.transcript(), &[x], &mut rng).unwrap();
+            let pending = pending_for(&st, &mut ctx.transcript(), &proof).unwrap();
+            assert_eq!(pending.checks_g[0].bases, 1);
+            acc.add(&pending.checks_g[0], &S::from_u64(3 + i));
+            acc.next_proof();
+        }
+        assert_eq!(acc.points.len(), 5);
+        assert!(acc.holds());
+    }
+
     /// A batch of 64 proofs with invalid ones at both ends of the runs the parallel path splits
     /// into, and a malformed one: 1 and 2 threads name the same proofs, draw the same weights
     /// (the RNG is left in the same state), and items made apart equal items added in place.

@@ -42,6 +42,12 @@ pub struct Transcript {
 /// Flush threshold for `pending`.
 const PENDING_LIMIT: usize = 4096;
 
+/// The bytes [`Transcript::frame`] appends for a label of `label` bytes and `data` bytes of
+/// message: the op byte, two little-endian `u64` lengths, the label and the data.
+const fn frame_len(label: usize, data: usize) -> usize {
+    1 + 8 + label + 8 + data
+}
+
 impl core::fmt::Debug for Transcript {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Transcript").finish_non_exhaustive()
@@ -235,14 +241,20 @@ impl Transcript {
     ) -> TranscriptRng {
         let mut fork = self.clone();
         fork.flush();
-        // Reserve up front so the secret bytes are never left behind by a reallocation.
+        // A buffer of exactly the two frames' size, so the secret bytes are never left behind
+        // by a reallocation (the old one, dropped here, held only public transcript bytes).
         let witness_len: usize = witness.iter().map(|w| w.len()).sum();
-        fork.pending
-            .reserve(2 * 17 + witness_label.len() + witness_len + 3 + 32);
+        let reserved = frame_len(witness_label.len(), witness_len) + frame_len(3, 32);
+        fork.pending = Vec::with_capacity(reserved);
+        let capacity = fork.pending.capacity();
         fork.frame(OP_WITNESS, witness_label, witness);
         let mut entropy = [0u8; 32];
         rng.fill_bytes(&mut entropy);
         fork.frame(OP_RNG, b"rng", &[&entropy]);
+        debug_assert!(
+            fork.pending.len() == reserved && fork.pending.capacity() == capacity,
+            "the witness buffer was sized wrong or reallocated (a copy of the witness freed unwiped)"
+        );
         #[cfg(feature = "vectors")]
         if let Some(log) = fork.log.take() {
             crate::recording::push(crate::recording::Record::ProverRng {
@@ -317,6 +329,7 @@ impl Drop for TranscriptRng {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand_chacha::rand_core::SeedableRng;
     use verdict_group::Ristretto255 as G;
 
     #[test]
@@ -331,6 +344,66 @@ mod tests {
 
         let mut other = Transcript::new(b"tesu");
         assert_ne!(other.challenge_scalar::<G>(b"c"), c1);
+    }
+
+    /// Small appends are buffered and hashed once the buffer passes 4 KiB, so a transcript's
+    /// memory stays bounded however much it absorbs; its `Debug` shows none of its state.
+    #[test]
+    fn appends_are_buffered_up_to_the_limit() {
+        let mut t = Transcript::new(b"p");
+        t.append_message(b"small", &[1u8; 100]);
+        assert!(!t.pending.is_empty(), "a small append is hashed at once");
+        t.append_message(b"large", &[2u8; PENDING_LIMIT]);
+        assert!(
+            t.pending.is_empty(),
+            "the buffer passed the limit and was kept"
+        );
+        for _ in 0..100 {
+            t.append_message(b"small", &[3u8; 100]);
+            assert!(t.pending.len() < PENDING_LIMIT + 200);
+        }
+        assert_eq!(format!("{t:?}"), "Transcript { .. }");
+    }
+
+    #[test]
+    fn a_frame_is_as_long_as_frame_len_says() {
+        let mut t = Transcript::new(b"p");
+        t.flush();
+        t.append_message_parts(b"label", &[b"ab", b"cde"]);
+        assert_eq!(t.pending.len(), frame_len(5, 5));
+        assert_eq!(frame_len(5, 5), 27);
+    }
+
+    /// The prover RNG is the fork's XOF stream, whichever way it is read: `next_u32`,
+    /// `try_fill_bytes` and `draw_scalars` (64 bytes per scalar) all take the next bytes.
+    #[test]
+    fn the_prover_rng_reads_one_stream() {
+        let t = Transcript::new(b"p");
+        let fork = |seed: u8| {
+            let mut rng = rand_chacha::ChaCha20Rng::from_seed([seed; 32]);
+            t.witness_rng(b"w", &[b"secret"], &mut rng)
+        };
+        let mut bytes = [0u8; 12];
+        fork(1).fill_bytes(&mut bytes);
+        let mut a = fork(1);
+        assert_eq!(a.next_u32().to_le_bytes(), bytes[..4]);
+        let mut rest = [0u8; 8];
+        a.try_fill_bytes(&mut rest).unwrap();
+        assert_eq!(rest, bytes[4..]);
+        assert_ne!(
+            fork(2).next_u64(),
+            fork(1).next_u64(),
+            "the external entropy counts"
+        );
+
+        let drawn = fork(3).draw_scalars::<<G as Group>::Scalar>("test", 3);
+        let mut again = fork(3);
+        let expected: Vec<_> = (0..3)
+            .map(|_| <G as Group>::Scalar::random(&mut again))
+            .collect();
+        assert_eq!(*drawn, expected);
+        assert_ne!(drawn[0], drawn[1]);
+        assert_eq!(format!("{:?}", fork(1)), "TranscriptRng(<redacted>)");
     }
 
     #[test]

@@ -206,6 +206,7 @@ fn dleq_two_group_code_path() {
 fn vector_dleq_complete_sound_bound() {
     for len in [1, 2, 7, 33] {
         let (st, x, _) = vector_instance(20 + len as u64, len);
+        assert_eq!((st.len(), st.is_empty()), (len, false));
         let proof = st
             .prove(&mut ctx().transcript(), &[x], &mut rng(21))
             .unwrap();
@@ -297,6 +298,7 @@ fn representation_and_and_composition() {
     let bad = rel.prove(&mut ctx().transcript(), &[b, a], &mut r).unwrap();
     assert!(rel.verify(&mut ctx().transcript(), &bad).is_err());
     // Builder errors.
+    assert_eq!(rel.num_witnesses(), 2);
     assert_eq!(
         rel.add_equation(p, [(2, h)]).err(),
         Some(RelationError::WitnessIndexOutOfRange {
@@ -437,6 +439,10 @@ fn or_of_three_and_one_branches() {
     let (d1, x1) = dleq_instance(61);
     let (v2, x2, _) = vector_instance(62, 4);
     let or = Or::new(vec![&s0 as &dyn Statement<G>, &d1, &v2]).unwrap();
+    // The accessors describe the branches, in order: what a caller sizes a proof by.
+    assert_eq!((or.len(), or.is_empty()), (3, false));
+    assert_eq!(or.shapes(), vec![s0.shape(), d1.shape(), v2.shape()]);
+    assert_eq!(format!("{or:?}"), "Or { branches: 3 }");
     for (known, w) in [(0, x0), (1, x1), (2, x2)] {
         let proof = or
             .prove(&mut ctx().transcript(), known, &[w], &mut rng(63))
@@ -449,6 +455,7 @@ fn or_of_three_and_one_branches() {
         assert!(or.verify(&mut ctx().transcript(), &wrong).is_err());
     }
     let single = Or::new(vec![&s0 as &dyn Statement<G>]).unwrap();
+    assert_eq!((single.len(), single.is_empty()), (1, false));
     let proof = single
         .prove(&mut ctx().transcript(), 0, &[x0], &mut rng(64))
         .unwrap();

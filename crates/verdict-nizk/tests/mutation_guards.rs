@@ -197,6 +197,7 @@ fn batch_merges_only_equal_bases() {
     let mut batch = BatchVerifier::<G>::new();
     batch.add(&honest, ctx().transcript(), &p1);
     batch.add(&forged_st, ctx().transcript(), &forged);
+    assert_eq!(batch.len(), 2);
     assert_eq!(batch.verify(&mut r).map_err(|e| e.invalid), Err(vec![1]));
 }
 

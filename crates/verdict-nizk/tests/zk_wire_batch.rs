@@ -220,7 +220,17 @@ fn signatures() {
     assert!(VerifyingKey::<G>::from_bytes(&[0u8; 32]).is_err());
     assert!(VerifyingKey::<G>::from_bytes(&[vb.clone(), vec![1]].concat()).is_err());
     assert!(SigningKey::<G>::from_secret(verdict_group::SecretScalar::new(S::zero())).is_none());
+    // A signing key prints as its public half, never its secret (logs see it).
     assert!(!format!("{sk:?}").contains(&format!("{:?}", sk.secret().expose())));
+    assert_eq!(
+        format!("{sk:?}"),
+        format!("SigningKey {{ public: {vk:?}, .. }}")
+    );
+    // The accessors are the key's and the signature's real parts: `x·G = Y`, `R ‖ s` is the
+    // encoding.
+    assert_eq!(G::mul_generator(sk.secret().expose()), *vk.point());
+    let encoded = [sig.r().as_bytes(), sig.s().to_bytes().as_ref()].concat();
+    assert_eq!(sig.to_bytes(), encoded);
 }
 
 #[test]
