@@ -61,6 +61,26 @@ fn not_verifiable() {
     );
 }
 
+/// What the XOR types print: the suite and group, whose state it is, a ciphertext's length —
+/// never a pair key or a ciphertext's bytes (logs see them).
+#[test]
+fn debug_shows_identities_never_keys() {
+    let mut r = testing::rng(27);
+    let w = testing::setup::<X>(2, 2, 1, &mut r);
+    assert_eq!(
+        format!("{:?}", w.clients[1]),
+        "XorClientState { client: ClientId(1), .. }"
+    );
+    assert_eq!(
+        format!("{:?}", w.servers[0]),
+        "XorServerState { server: ServerId(0), .. }"
+    );
+    let ct = XorCiphertext {
+        bytes: vec![0xab; 70],
+    };
+    assert_eq!(format!("{ct:?}"), "XorCiphertext(70 bytes)");
+}
+
 /// A disruptor flipping ciphertext bits (header, message, padding or signature) makes the
 /// reveal fail the frame's signature check.
 #[test]
@@ -225,6 +245,15 @@ fn provable_pad_bits() {
         }
         assert_eq!(cover.bit(bit), Some(xor));
     }
+    // The largest slot is allowed, one byte more is not (a seek, not a pad expansion).
+    let by_client =
+        X::pad_bit_reveal_client(roster, ClientId(1), &w.client_keys[1], ServerId(0), &mut r)
+            .unwrap();
+    let largest = SlotRound::new(0, 42, verdict_dcnet::MAX_SLOT_LEN);
+    let last_bit = X::frame_len(verdict_dcnet::MAX_SLOT_LEN) as u64 * 8 - 1;
+    assert!(X::verify_pad_bit(roster, &by_client, largest, last_bit).is_ok());
+    let too_large = SlotRound::new(0, 42, verdict_dcnet::MAX_SLOT_LEN + 1);
+    assert!(X::verify_pad_bit(roster, &by_client, too_large, 0).is_err());
     let reveal =
         X::pad_bit_reveal_server(roster, ServerId(2), &w.server_keys[2], ClientId(0), &mut r)
             .unwrap();

@@ -435,6 +435,40 @@ mod tests {
         r.finish().unwrap();
     }
 
+    /// The reader's position accessors and the copying list reader: `offset` counts what was
+    /// read, `is_empty` says whether anything is left, `rest` takes exactly the unread tail,
+    /// `byte_list` copies what `byte_slices` would view.
+    #[test]
+    fn positions_rest_and_copied_lists() {
+        let mut w = Writer::new();
+        w.u32(9)
+            .byte_list(&[b"ab".to_vec(), b"c".to_vec()])
+            .raw(b"tail");
+        let bytes = w.finish();
+        let mut r = Reader::new(&bytes);
+        assert_eq!((r.offset(), r.is_empty()), (0, false));
+        r.u32().unwrap();
+        assert_eq!(r.offset(), 4);
+        assert_eq!(r.byte_list().unwrap(), vec![b"ab".to_vec(), b"c".to_vec()]);
+        assert_eq!(r.offset(), bytes.len() - 4);
+        assert!(!r.is_empty());
+        assert_eq!(r.rest(), b"tail");
+        assert_eq!(
+            (r.offset(), r.is_empty(), r.rest()),
+            (bytes.len(), true, &b""[..])
+        );
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn writer_length() {
+        let mut w = Writer::with_capacity(64);
+        assert_eq!((w.len(), w.is_empty()), (0, true));
+        w.u32(1).bytes(b"xy");
+        assert_eq!((w.len(), w.is_empty()), (10, false));
+        assert_eq!(w.finish().len(), 10);
+    }
+
     #[test]
     fn hostile_counts_are_bounded_by_the_input() {
         let mut w = Writer::new();
@@ -465,10 +499,15 @@ mod tests {
         );
         assert_eq!(Reader::new(&bytes).bytes().unwrap(), &[1, 2, 3]);
         // A caller-supplied count larger than the input allocates nothing and fails.
-        assert!(matches!(
+        // A count whose byte length overflows names the largest count that would not.
+        assert_eq!(
             Reader::new(&bytes).points::<Ristretto255>("P", usize::MAX / 2),
-            Err(CodecError::Count { .. })
-        ));
+            Err(CodecError::Count {
+                offset: 0,
+                count: (usize::MAX / 2) as u64,
+                max: (usize::MAX / 32) as u64
+            })
+        );
         assert!(matches!(
             Reader::new(&bytes).scalars::<S>("s", 1 << 20),
             Err(CodecError::Truncated {
@@ -521,6 +560,20 @@ mod tests {
                 field: "Q",
                 offset: 0,
                 source: DecodeError::Identity
+            })
+        ));
+        // An invalid point is reported at its own offset, counted from where the list began.
+        let mut bad = vec![0u8; 4];
+        bad.extend_from_slice(&bytes[..64]);
+        bad[4 + 32 + 31] = 0xff;
+        let mut r = Reader::new(&bad);
+        r.u32().unwrap();
+        assert!(matches!(
+            r.points_with_bytes::<Ristretto255>("P", 2),
+            Err(CodecError::Invalid {
+                field: "P",
+                offset: 36,
+                ..
             })
         ));
         bytes[64 + 31] = 0xff;

@@ -539,3 +539,58 @@ impl<G: Group> Ciphersuite for Xor<G> {
         Self::decode_client_ciphertext(len, bytes)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pair key and the pad stream, recomputed here from their definitions (spec: the
+    /// XOR suite's pair key and pad): `k_ij = derive_key(PAIR_CONTEXT, DH ‖ session ‖
+    /// u32le(i) ‖ u32le(j) ‖ suite)`, and the pad is the keyed BLAKE3 XOF of `"pad" ‖
+    /// u64le(|suite|) ‖ suite ‖ session ‖ slot`. Client and server derive it apart, so only a
+    /// known answer catches a change in either (the DC-net still cancels with a wrong one).
+    #[test]
+    fn pair_key_and_pad_follow_their_definitions() {
+        let dh = Encoded::new(Ristretto255::mul_generator(
+            &verdict_group::Scalar::from_u64(7),
+        ));
+        let session = SessionId([5u8; 32]);
+        let suite = Xor::<Ristretto255>::ID.to_bytes();
+        let key = pair_key::<Ristretto255>(&session, &dh, ClientId(3), ServerId(1));
+        let material = [
+            dh.as_bytes(),
+            &session.0[..],
+            &3u32.to_le_bytes(),
+            &1u32.to_le_bytes(),
+            &suite,
+        ]
+        .concat();
+        assert_eq!(*key, blake3::derive_key(PAIR_CONTEXT, &material));
+
+        let slot = SlotRound::new(2, 9, 100);
+        let mut pad = [0u8; 48];
+        pad_stream(&key, &pad_prefix::<Ristretto255>(&session), slot).fill(&mut pad);
+        let mut h = blake3::Hasher::new_keyed(&key);
+        h.update(b"pad");
+        h.update(&(suite.len() as u64).to_le_bytes());
+        h.update(&suite);
+        h.update(&session.0);
+        h.update(&slot.to_bytes());
+        let mut expected = [0u8; 48];
+        h.finalize_xof().fill(&mut expected);
+        assert_eq!(pad, expected);
+    }
+
+    /// The suite prints as itself and its group (the type has no value outside this crate).
+    #[test]
+    fn debug_names_the_suite_and_group() {
+        assert_eq!(
+            format!("{:?}", Xor::<Ristretto255>(PhantomData)),
+            "Xor<ristretto255>"
+        );
+        assert_eq!(
+            format!("{:?}", Xor::<verdict_group::P256>(PhantomData)),
+            "Xor<p256>"
+        );
+    }
+}
