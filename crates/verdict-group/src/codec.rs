@@ -466,7 +466,10 @@ mod tests {
         assert_eq!((w.len(), w.is_empty()), (0, true));
         w.u32(1).bytes(b"xy");
         assert_eq!((w.len(), w.is_empty()), (10, false));
-        assert_eq!(w.finish().len(), 10);
+        let copy = w.clone();
+        assert_eq!(w.finish(), [1, 0, 0, 0, 2, 0, 0, 0, b'x', b'y']);
+        assert!(w.is_empty(), "finish leaves the writer empty");
+        assert_eq!(copy.into_bytes(), [1, 0, 0, 0, 2, 0, 0, 0, b'x', b'y']);
     }
 
     #[test]

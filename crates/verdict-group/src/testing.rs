@@ -45,15 +45,26 @@ pub fn check_scalar_field<G: Group, R: RngCore + CryptoRng>(rng: &mut R) {
     assert!(zero.is_zero(), "{name}: zero");
     assert!(!one.is_zero(), "{name}: one is not zero");
     assert_eq!(zero.invert(), None, "{name}: zero has no inverse");
+    assert_eq!(one.invert(), Some(one), "{name}: one is its own inverse");
+    let mut previous = zero;
     for _ in 0..16 {
         let a = S::<G>::random(rng);
         let b = S::<G>::random(rng);
         let c = S::<G>::random(rng);
+        // A fixed or zero "random" scalar would make every nonce and blinding factor public;
+        // two equal draws of a ~252-bit scalar do not happen by chance.
+        assert!(
+            !a.is_zero() && a != previous && a != b,
+            "{name}: random scalars repeat"
+        );
+        previous = a;
+        let inv = a.invert();
+        assert!(inv.is_some(), "{name}: a nonzero scalar has an inverse");
         assert_eq!(a + b, b + a, "{name}: scalar addition commutes");
         assert_eq!(a * (b + c), a * b + a * c, "{name}: distributivity");
         assert_eq!(a - a, zero, "{name}: a - a = 0");
         assert_eq!(a + (-a), zero, "{name}: a + (-a) = 0");
-        if let Some(inv) = a.invert() {
+        if let Some(inv) = inv {
             assert_eq!(a * inv, one, "{name}: a · a⁻¹ = 1");
         }
         let enc = a.to_bytes();

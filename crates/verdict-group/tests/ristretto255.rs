@@ -162,3 +162,20 @@ mod properties {
         }
     }
 }
+
+/// The wrappers expose the dalek values they wrap, and a fixed-base table prints its base
+/// (not its 30 KB of multiples).
+#[test]
+fn inner_values_and_table_debug() {
+    let g = Ristretto255::generator();
+    assert_eq!(g.inner(), &g.0);
+    assert_eq!(
+        g.inner().compress().to_bytes().as_slice(),
+        g.to_bytes().as_ref()
+    );
+    let s = S::from_u64(12_345);
+    assert_eq!(s.inner(), &s.0);
+    assert_eq!(s.inner().to_bytes(), s.to_bytes());
+    let table = g.precompute();
+    assert_eq!(format!("{table:?}"), format!("Table {{ base: {g:?}, .. }}"));
+}
