@@ -194,6 +194,20 @@ fn soundness_and_replay() {
         ));
     }
     let longer = ElGamalSlot::<G>::new(slot(5, 2, 3), &s.server_keys).unwrap();
+    // The capacity is the framing's for the slot's elements: exactly that much fits.
+    let capacity = longer.capacity();
+    assert_eq!(capacity, verdict_group::framing::max_message_len::<G>(3));
+    assert!(capacity > 1);
+    assert!(
+        longer
+            .owner_create(4, &s.y, &vec![7u8; capacity], &mut r)
+            .is_ok()
+    );
+    assert!(
+        longer
+            .owner_create(4, &s.y, &vec![7u8; capacity + 1], &mut r)
+            .is_err()
+    );
     let c3 = longer.cover_create(4, &s.y_pub, &mut r).unwrap();
     assert_eq!(
         suite.client_verify(4, &s.y_pub, &c3),

@@ -179,3 +179,38 @@ fn inner_values_and_table_debug() {
     let table = g.precompute();
     assert_eq!(format!("{table:?}"), format!("Table {{ base: {g:?}, .. }}"));
 }
+
+/// The embedding follows its definition: the first counter `c` (from 0) whose candidate
+/// `u8(c mod 128) << 1 ‖ payload ‖ zero padding ‖ len | (c >> 7) << 5` decodes to a point
+/// other than the identity. Another candidate order would still round-trip, so only this
+/// recomputation (or the vectors) catches it.
+#[test]
+fn embedding_takes_the_first_valid_candidate() {
+    let mut rng = ChaCha20Rng::seed_from_u64(0x454d_4245);
+    let candidate = |payload: &[u8], c: u16| {
+        let mut b = [0u8; 32];
+        b[0] = ((c % 128) as u8) << 1;
+        b[1..1 + payload.len()].copy_from_slice(payload);
+        b[31] = payload.len() as u8 | (((c >> 7) as u8) << 5);
+        b
+    };
+    let mut past_first = 0;
+    for len in 0..=30usize {
+        for _ in 0..4 {
+            let payload: Vec<u8> = (0..len).map(|_| rand::Rng::r#gen(&mut rng)).collect();
+            let enc = Ristretto255::embed(&payload).unwrap().to_bytes();
+            let c = u16::from(enc[0] >> 1) | u16::from(enc[31] >> 5) << 7;
+            assert_eq!(enc.as_ref(), candidate(&payload, c), "len {len}");
+            for earlier in 0..c {
+                let skipped = Ristretto255::from_bytes(&candidate(&payload, earlier));
+                assert!(
+                    skipped.is_err() || skipped == Ok(Ristretto255::identity()),
+                    "len {len}: counter {earlier} was valid but skipped"
+                );
+            }
+            past_first += usize::from(c > 0);
+        }
+    }
+    // About three in four first candidates fail: the search itself was exercised.
+    assert!(past_first > 40, "{past_first}");
+}
