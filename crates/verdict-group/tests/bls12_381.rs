@@ -645,3 +645,24 @@ proptest! {
         prop_assert_eq!(Bls12381Gt::from_bytes(&bytes), Err(DecodeError::NotInSubgroup));
     }
 }
+
+/// The wrappers expose the arkworks values they wrap.
+#[test]
+fn inner_values_are_the_wrapped_ones() {
+    let s = Scalar::from_u64(77);
+    assert_eq!(s.inner(), &s.0);
+    assert_eq!(*s.inner(), Fr::from(77u64));
+    let g1 = Bls12381G1::generator() * s;
+    assert_eq!(g1.inner(), &g1.0);
+    assert_eq!(*g1.inner(), G1Projective::generator() * Fr::from(77u64));
+    let g2 = Bls12381G2::generator() * s;
+    assert_eq!(g2.inner(), &g2.0);
+    assert_eq!(*g2.inner(), G2Projective::generator() * Fr::from(77u64));
+    let gt = Bls12381Gt::generator();
+    assert_eq!(gt.inner(), &gt.0);
+    let e = <ark_bls12_381::Bls12_381 as ark_ec::pairing::Pairing>::pairing(
+        G1Projective::generator(),
+        G2Projective::generator(),
+    );
+    assert_eq!(*gt.inner(), e);
+}
