@@ -23,3 +23,23 @@ fn hashing_generator_p256() {
 fn pairing_chunk16() {
     testing::aggregation::<Pairing<Chunk16>>(4, 2, 4, 5);
 }
+
+/// An aggregate of the wrong length names the length it should have had: `L` elements.
+#[test]
+fn element_sum_length_errors_name_the_expected_length() {
+    use verdict_dcnet::{DcDecodeError, ElementSum};
+    assert_eq!(
+        ElementSum::<Ristretto255>::decode(3, &[0u8; 95]).err(),
+        Some(DcDecodeError::Length {
+            expected: 96,
+            actual: 95
+        })
+    );
+    assert_eq!(
+        ElementSum::<Ristretto255>::decode(3, &[0u8; 96])
+            .unwrap()
+            .elements()
+            .len(),
+        3
+    );
+}

@@ -5,7 +5,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, RngCore};
 
 use super::{client_ciphertexts, random_message, rng, round, setup, wire_client};
-use crate::{Ciphersuite, ClientId, DcError, PreparedSlot, SlotRound};
+use crate::{Ciphersuite, ClientId, DcError, PreparedSlot, ServerId, SlotRound};
 
 /// Integrity over a matrix of server counts, client counts and slot capacities: owner at every
 /// position for `n ≤ 10` (three sampled positions otherwise), a random message that fits, every
@@ -146,6 +146,11 @@ pub fn bad_input<C: Ciphersuite>(len: usize, seed: u64) {
         let _ = C::decode_client_setup(w.session.roster(), &g);
         let _ = C::decode_server_setup(w.session.roster(), &g);
     }
+    // Set-up with another participant's key is refused (the key must be the roster entry's).
+    let roster = w.session.roster();
+    assert!(C::client_setup(roster, ClientId(0), &w.client_keys[1], &mut r).is_err());
+    assert!(C::server_setup(roster, ServerId(1), &w.server_keys[0], &mut r).is_err());
+    assert!(C::client_setup(roster, ClientId(1), &w.client_keys[1], &mut r).is_ok());
     // Structural misuse is an error too.
     let sr = SlotRound::new(5, 0, len);
     assert!(matches!(
