@@ -209,14 +209,19 @@ fn soundness_and_replay() {
             .is_err()
     );
     let c3 = longer.cover_create(4, &s.y_pub, &mut r).unwrap();
+    let wrong = suite.client_verify(4, &s.y_pub, &c3);
     assert_eq!(
-        suite.client_verify(4, &s.y_pub, &c3),
+        wrong,
         Err(SuiteError::WrongLength {
             culprit: Culprit::Client(4),
             expected: 2,
             actual: 3
         })
     );
+    // The culprit is named in the message an operator reads.
+    assert_eq!(Culprit::Client(4).to_string(), "client 4");
+    assert_eq!(Culprit::Server(2).to_string(), "server 2");
+    assert!(wrong.unwrap_err().to_string().contains("client 4"));
 }
 
 /// The malleability attack that makes eager verification necessary: a multiple of an honest
