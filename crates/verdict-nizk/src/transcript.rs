@@ -68,6 +68,14 @@ impl Transcript {
     }
 
     fn frame(&mut self, op: u8, label: &[u8], parts: &[&[u8]]) {
+        self.push_frame(op, label, parts);
+        if self.pending.len() >= PENDING_LIMIT {
+            self.flush();
+        }
+    }
+
+    /// Appends a frame to the buffer without hashing it (the caller flushes).
+    fn push_frame(&mut self, op: u8, label: &[u8], parts: &[&[u8]]) {
         let len: usize = parts.iter().map(|p| p.len()).sum();
         let buf = &mut self.pending;
         #[cfg(feature = "vectors")]
@@ -82,9 +90,6 @@ impl Transcript {
         #[cfg(feature = "vectors")]
         if let Some(log) = self.log.as_mut() {
             log.extend_from_slice(&buf[start..]);
-        }
-        if buf.len() >= PENDING_LIMIT {
-            self.flush();
         }
     }
 
@@ -247,10 +252,12 @@ impl Transcript {
         let reserved = frame_len(witness_label.len(), witness_len) + frame_len(3, 32);
         fork.pending = Vec::with_capacity(reserved);
         let capacity = fork.pending.capacity();
-        fork.frame(OP_WITNESS, witness_label, witness);
+        // Not `frame`: a large witness must not be hashed (and its buffer cleared) half-way,
+        // so the buffer holds exactly the two frames.
+        fork.push_frame(OP_WITNESS, witness_label, witness);
         let mut entropy = [0u8; 32];
         rng.fill_bytes(&mut entropy);
-        fork.frame(OP_RNG, b"rng", &[&entropy]);
+        fork.push_frame(OP_RNG, b"rng", &[&entropy]);
         debug_assert!(
             fork.pending.len() == reserved && fork.pending.capacity() == capacity,
             "the witness buffer was sized wrong or reallocated (a copy of the witness freed unwiped)"
@@ -371,6 +378,9 @@ mod tests {
         t.flush();
         t.append_message_parts(b"label", &[b"ab", b"cde"]);
         assert_eq!(t.pending.len(), frame_len(5, 5));
+        // A witness larger than the buffer limit is absorbed in one piece.
+        let mut rng = rand_chacha::ChaCha20Rng::from_seed([9; 32]);
+        let _ = t.witness_rng(b"w", &[&[1u8; 3 * PENDING_LIMIT]], &mut rng);
         assert_eq!(frame_len(5, 5), 27);
     }
 
