@@ -445,3 +445,17 @@ proptest! {
         prop_assert_eq!(P256::from_bytes(&e.to_bytes()), Ok(e));
     }
 }
+
+/// The wrappers expose the arkworks values they wrap, and `to_affine` is the same point.
+#[test]
+fn inner_and_affine_values() {
+    let s = Scalar::from_u64(99);
+    assert_eq!(s.inner(), &s.0);
+    assert_eq!(*s.inner(), Fr::from(99u64));
+    let p = P256::generator() * s;
+    assert_eq!(p.inner(), &p.0);
+    let expected = Projective::generator() * Fr::from(99u64);
+    assert_eq!(*p.inner(), expected);
+    assert_eq!(p.to_affine(), expected.into_affine());
+    assert_eq!(verdict_group::p256::Point::from(p.to_affine()), p);
+}
