@@ -51,7 +51,7 @@ const SCOPES: &[(&str, &[&str])] = &[
     (
         "verdict-group",
         &[
-            "src/codec.rs",
+            "src/codec/mod.rs",
             "src/ristretto255.rs",
             "src/p256/point.rs",
             "src/p256/scalar.rs",
