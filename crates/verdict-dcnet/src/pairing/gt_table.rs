@@ -89,13 +89,6 @@ impl ChunkBits {
             ChunkBits::B24 => 3,
         }
     }
-    /// A stable one-byte tag (bound into proofs and wire formats).
-    pub const fn tag(self) -> u8 {
-        match self {
-            ChunkBits::B16 => 16,
-            ChunkBits::B24 => 24,
-        }
-    }
 }
 
 /// Why a GT element does not carry a chunk.
@@ -375,6 +368,11 @@ mod tests {
         let t = GtTable::global();
         assert_eq!(t.baby.len(), BABY_STEPS as usize);
         assert!(t.collisions.is_empty());
+        // Its Debug shows the sizes, not 2.6 MiB of elements.
+        assert_eq!(
+            format!("{t:?}"),
+            "GtTable { baby_steps: 65536, collisions: 0, .. }"
+        );
     }
 
     #[test]
