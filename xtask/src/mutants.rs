@@ -46,6 +46,9 @@ const SCOPES: &[(&str, &[&str])] = &[
             "src/elgamal/suite_impl.rs",
             "src/xor/mod.rs",
             "src/xor/pad_bit.rs",
+            "src/pairing/slot.rs",
+            "src/pairing/suite_impl.rs",
+            "src/pairing/gt_table.rs",
         ],
     ),
     (
