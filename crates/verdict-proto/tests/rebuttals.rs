@@ -26,31 +26,37 @@ const CLIENTS: usize = 6;
 /// The jammer, and so the suspect of every blame.
 const JAMMER: ClientId = ClientId(5);
 
-/// The header (session, round) of the first rebuttal request server 0 sends the jammer, once
-/// sent.
-type RequestSeen = Arc<Mutex<Option<([u8; 32], u64)>>>;
+/// The first message of `kind` that `from` sends (to `to`, if given), once sent.
+type Captured = Arc<Mutex<Option<Vec<u8>>>>;
+
+/// Installs a tamper hook on `sim` that keeps a copy of the first message of `kind` from
+/// `from` (to `to`, if given) and delivers every message unchanged.
+fn capture_first(sim: &mut Simulator<Hg>, from: Party, to: Option<Party>, kind: Kind) -> Captured {
+    let captured: Captured = Arc::default();
+    let keep = Arc::clone(&captured);
+    sim.set_tamper(Box::new(move |f, t, bytes| {
+        if f == from
+            && to.is_none_or(|to| to == t)
+            && let Ok(env) = Envelope::<G>::from_bytes(&bytes)
+            && env.header().kind == kind
+        {
+            keep.lock().unwrap().get_or_insert_with(|| bytes.clone());
+        }
+        Some(bytes)
+    }));
+    captured
+}
 
 /// A jammed session whose tamper hook reports server 0's first rebuttal request to the jammer.
-fn watched_session(policy: Policy, seed: u64) -> (Simulator<Hg>, RequestSeen) {
+fn watched_session(policy: Policy, seed: u64) -> (Simulator<Hg>, Captured) {
     let mut sim = jammed_hybrid::<Hg>(policy, SERVERS, CLIENTS, JAMMER, seed);
-    let seen: RequestSeen = Arc::default();
-    {
-        let seen = Arc::clone(&seen);
-        sim.set_tamper(Box::new(move |from, to, bytes| {
-            if from == Party::Server(ServerId(0))
-                && to == Party::Client(JAMMER)
-                && let Ok(env) = Envelope::<G>::from_bytes(&bytes)
-                && env.header().kind == Kind::RebuttalRequest
-            {
-                let mut seen = seen.lock().unwrap();
-                if seen.is_none() {
-                    *seen = Some((env.header().session, env.header().round));
-                }
-            }
-            Some(bytes)
-        }));
-    }
-    (sim, seen)
+    let request = capture_first(
+        &mut sim,
+        Party::Server(ServerId(0)),
+        Some(Party::Client(JAMMER)),
+        Kind::RebuttalRequest,
+    );
+    (sim, request)
 }
 
 /// Steps `sim` until the first blame is over, a minute of simulated time passes or the step
@@ -92,7 +98,10 @@ fn a_no_objection_to_other_claims_is_not_evidence() {
     let mut injected = false;
     sim.start();
     run(&mut sim, |sim| {
-        let request = *seen.lock().unwrap();
+        let request = seen.lock().unwrap().as_ref().map(|bytes| {
+            let h = Envelope::<G>::from_bytes(bytes).unwrap().header().clone();
+            (h.session, h.round)
+        });
         if let (false, Some((session, round))) = (injected, request) {
             let bogus = Rebuttal::NoObjection {
                 round,
@@ -203,19 +212,7 @@ fn a_suspect_that_never_answers_is_decided_on_at_the_deadline() {
 #[test]
 fn a_claim_signed_for_another_session_is_not_evidence() {
     let mut sim = jammed_hybrid::<Hg>(hybrid(), SERVERS, CLIENTS, JAMMER, 94);
-    let claim: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
-    {
-        let claim = Arc::clone(&claim);
-        sim.set_tamper(Box::new(move |from, _to, bytes| {
-            if from == Party::Server(ServerId(1))
-                && let Ok(env) = Envelope::<G>::from_bytes(&bytes)
-                && env.header().kind == Kind::BlameBits
-            {
-                claim.lock().unwrap().get_or_insert_with(|| bytes.clone());
-            }
-            Some(bytes)
-        }));
-    }
+    let claim = capture_first(&mut sim, Party::Server(ServerId(1)), None, Kind::BlameBits);
     let one = sim.signing_key(Party::Server(ServerId(1))).unwrap().clone();
     let zero = sim.signing_key(Party::Server(ServerId(0))).unwrap().clone();
     let mut rng = ChaCha20Rng::seed_from_u64(94);
@@ -279,20 +276,12 @@ fn a_claim_signed_for_another_session_is_not_evidence() {
 #[test]
 fn a_dh_reveal_with_another_server_proves_no_lie() {
     let mut sim = jammed_hybrid::<Hg>(hybrid(), SERVERS, CLIENTS, JAMMER, 95);
-    let request: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
-    {
-        let request = Arc::clone(&request);
-        sim.set_tamper(Box::new(move |from, to, bytes| {
-            if from == Party::Server(ServerId(0))
-                && to == Party::Client(JAMMER)
-                && let Ok(env) = Envelope::<G>::from_bytes(&bytes)
-                && env.header().kind == Kind::RebuttalRequest
-            {
-                request.lock().unwrap().get_or_insert_with(|| bytes.clone());
-            }
-            Some(bytes)
-        }));
-    }
+    let request = capture_first(
+        &mut sim,
+        Party::Server(ServerId(0)),
+        Some(Party::Client(JAMMER)),
+        Kind::RebuttalRequest,
+    );
     let config = sim.config().clone();
     let xor_keys = |party: fn(u32) -> Party, n: usize| -> Vec<_> {
         (0..n as u32)
