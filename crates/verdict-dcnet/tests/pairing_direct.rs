@@ -219,6 +219,30 @@ fn soundness_replay_and_bad_input() {
             })
         ));
     }
+    // The capacity is the framing's for the slot's elements (16-bit chunks: 2 bytes each,
+    // less the 4-byte length header): exactly that much fits, one byte more does not.
+    let longer = PairingSlot::new(slot(4, 1, 4), &servers.publics, ChunkBits::B16).unwrap();
+    assert_eq!(longer.capacity(), 4);
+    let pseudo = &pseudonym.secrets[0];
+    assert!(
+        longer
+            .owner_create(0, x0, pseudo, &[7; 4], table, &mut r)
+            .is_ok()
+    );
+    assert!(matches!(
+        longer.owner_create(0, x0, pseudo, &[7; 5], table, &mut r),
+        Err(SuiteError::GtFrame(GtFrameError::TooLong { .. }))
+    ));
+    // A well-formed ciphertext of another length is refused by its length, naming its sender.
+    let c4 = longer.cover_create(0, x0, &y_pub, &mut r).unwrap();
+    assert_eq!(
+        suite.client_verify(0, &clients.publics[0], &y_pub, &c4),
+        Err(SuiteError::WrongLength {
+            culprit: Culprit::Client(0),
+            expected: 2,
+            actual: 4
+        })
+    );
     // Server over the wrong accepted set, and a server ciphertext replayed by another server.
     let s_set = vec![(0u32, clients.publics[0]), (1, clients.publics[1])];
     let full = vec![

@@ -375,6 +375,27 @@ mod tests {
         );
     }
 
+    /// The collision list is empty for the real generator, so its path never runs in a
+    /// session. Here it is forced: `5·g`'s entry moves to the side list and the map's slot
+    /// for that fingerprint holds a wrong candidate, as a true collision would. Decoding must
+    /// still find 5 (chunk value 4), because every candidate is checked exactly.
+    #[test]
+    fn decoding_stays_exact_through_a_fingerprint_collision() {
+        let real = GtTable::global();
+        let fp = fingerprint(&real.small_mul(5));
+        let mut baby = real.baby.clone();
+        baby.insert(fp, 7);
+        let forced = GtTable {
+            baby,
+            collisions: vec![(fingerprint(&real.small_mul(9)), 9), (fp, 5)],
+            digits: real.digits.clone(),
+            giant: real.giant,
+        };
+        let e = forced.encode_chunk(ChunkBits::B16, 4).unwrap();
+        assert_eq!(forced.decode_chunk(ChunkBits::B16, &e), Ok(4));
+        assert_eq!(forced.decode_chunk(ChunkBits::B24, &e), Ok(4));
+    }
+
     #[test]
     fn chunks_round_trip_at_the_edges() {
         let t = GtTable::global();
