@@ -34,6 +34,7 @@ fn shape() {
 #[test]
 fn bad_input() {
     testing::bad_input::<P16>(2, 6);
+    testing::bad_input::<P24>(3, 7);
 }
 
 #[test]

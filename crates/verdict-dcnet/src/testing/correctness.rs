@@ -5,7 +5,9 @@ use rand::seq::SliceRandom;
 use rand::{Rng, RngCore};
 
 use super::{client_ciphertexts, random_message, rng, round, setup, wire_client};
-use crate::{Ciphersuite, ClientId, DcError, PreparedSlot, ServerId, SlotRound};
+use crate::{
+    Ciphersuite, ClientId, DcDecodeError, DcError, MAX_SLOT_LEN, PreparedSlot, ServerId, SlotRound,
+};
 
 /// Integrity over a matrix of server counts, client counts and slot capacities: owner at every
 /// position for `n ≤ 10` (three sampled positions otherwise), a random message that fits, every
@@ -135,6 +137,16 @@ pub fn bad_input<C: Ciphersuite>(len: usize, seed: u64) {
     }
     assert!(C::decode_client_ciphertext(usize::MAX, &bytes).is_err());
     assert!(C::decode_server_ciphertext(usize::MAX, &sbytes).is_err());
+    // The largest slot is still a capacity (its ciphertext is only the wrong length here);
+    // one byte more is refused before any decoding.
+    assert_ne!(
+        C::decode_client_ciphertext(MAX_SLOT_LEN, &bytes).err(),
+        Some(DcDecodeError::CapacityTooLarge)
+    );
+    assert_eq!(
+        C::decode_client_ciphertext(MAX_SLOT_LEN + 1, &bytes).err(),
+        Some(DcDecodeError::CapacityTooLarge)
+    );
     for _ in 0..50 {
         let n = r.gen_range(0..bytes.len() + 64);
         let mut g = vec![0u8; n];
