@@ -4,9 +4,8 @@
 //! times per thread count (default 5), the counts alternating; the median and the minimum are
 //! printed with the speed-up against the first count. The first row is the machine's ceiling:
 //! independent multiplications with nothing serial, whose speed-up bounds every other row's.
-//! A check that the parallel paths pay off, not the
-//! measurement of record (that is `cargo xtask bench` with `VERDICT_THREADS`, on an idle
-//! machine).
+//! A check that the parallel paths pay off, not the measurement of record (that is
+//! `cargo xtask bench` with `VERDICT_THREADS`, on an idle machine).
 
 use std::time::{Duration, Instant};
 
