@@ -330,6 +330,21 @@ fn identical_ciphertexts_from_two_clients_are_refused() {
     );
     // Client 1 can still submit a fresh key.
     ks.receive_submission(1, &s.subs[1]).unwrap();
+    // The same guard for submissions built in memory (encoded when built, not decoded), and
+    // between a decoded one and a built one.
+    let mut ks = KeyShuffle::new(s.params.clone());
+    ks.accept_submission(0, a.clone()).unwrap();
+    assert_eq!(
+        ks.accept_submission(1, b.clone()).unwrap_err(),
+        KeyShuffleError::DuplicateSubmission { client: 1 }
+    );
+    let mut ks = KeyShuffle::new(s.params.clone());
+    let decoded = ks.check_submission(0, &a.to_bytes()).unwrap();
+    ks.accept_submission(0, decoded).unwrap();
+    assert_eq!(
+        ks.accept_submission(1, b).unwrap_err(),
+        KeyShuffleError::DuplicateSubmission { client: 1 }
+    );
 }
 
 /// The standalone decryption-step verifier (used by anyone checking a published step against a

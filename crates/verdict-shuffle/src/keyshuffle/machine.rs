@@ -1,5 +1,7 @@
 //! The pseudonym-key shuffle as a state machine over every step's messages.
 
+use std::collections::BTreeSet;
+
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::Group;
 use verdict_nizk::Encoded;
@@ -37,6 +39,8 @@ pub enum Phase {
 pub struct KeyShuffle<G: Group> {
     params: KeyShuffleParams<G>,
     submissions: Vec<Option<Ciphertext<G>>>,
+    /// The encodings of the accepted ciphertexts (see `Submission::encoding`).
+    accepted: BTreeSet<Box<[u8]>>,
     clients: Vec<u32>,
     lists: Vec<CiphertextList<G>>,
     x_final: Vec<Encoded<G>>,
@@ -51,6 +55,7 @@ impl<G: Group> KeyShuffle<G> {
         let m = params.num_servers();
         Self {
             submissions: vec![None; params.num_clients],
+            accepted: BTreeSet::new(),
             decryptions: vec![None; m],
             params,
             clients: Vec::new(),
@@ -113,14 +118,11 @@ impl<G: Group> KeyShuffle<G> {
         sub: Submission<G>,
     ) -> Result<(), KeyShuffleError> {
         self.check_phase()?;
-        let dup = self
-            .submissions
-            .iter()
-            .flatten()
-            .any(|c| *c == sub.ciphertext);
+        let dup = self.accepted.contains(&sub.encoding);
         match self.submissions.get_mut(client as usize) {
             Some(slot @ None) if !dup => {
                 *slot = Some(sub.ciphertext);
+                self.accepted.insert(sub.encoding);
                 Ok(())
             }
             _ => Err(KeyShuffleError::DuplicateSubmission {

@@ -18,6 +18,10 @@ const TAG_SUBMISSION: &[u8; 4] = b"vsS1";
 pub struct Submission<G: Group> {
     pub(super) ciphertext: Ciphertext<G>,
     pub(super) proof: Proof<G>,
+    /// `X ‖ Z` canonically encoded: equal exactly when the ciphertexts are (encodings are
+    /// canonical), so a shuffle finds a copied ciphertext with one set lookup instead of a
+    /// point comparison against every earlier submission.
+    pub(super) encoding: Box<[u8]>,
 }
 
 impl<G: Group> Submission<G> {
@@ -37,9 +41,11 @@ impl<G: Group> Submission<G> {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, ShuffleDecodeError> {
         let mut r = Reader::new(bytes);
         r.tag(TAG_SUBMISSION)?;
+        let start = r.offset();
         let x = r.point::<G>("X")?;
         let y = r.point::<G>("Z")?;
         let offset = r.offset();
+        let encoding = bytes.get(start..offset).unwrap_or_default().into();
         let rest = r.rest();
         let shape = verdict_nizk::Shape {
             commitments_g: 2,
@@ -54,6 +60,7 @@ impl<G: Group> Submission<G> {
         Ok(Self {
             ciphertext: Ciphertext { x, y },
             proof,
+            encoding,
         })
     }
 }
@@ -95,7 +102,15 @@ pub fn submit_pseudonym<G: Group, R: RngCore + CryptoRng + ?Sized>(
     let proof = rel
         .prove(&mut t, &*witness, rng)
         .map_err(|_| invalid("cannot prove"))?;
-    Ok(Submission { ciphertext, proof })
+    let encoding = [ciphertext.x.to_bytes(), ciphertext.y.to_bytes()]
+        .iter()
+        .flat_map(|r| r.as_ref().iter().copied())
+        .collect();
+    Ok(Submission {
+        ciphertext,
+        proof,
+        encoding,
+    })
 }
 
 /// Verifies client `client`'s submission.
