@@ -221,8 +221,11 @@ impl<G: Group> Check<G> {
             bases: 0,
         }
     }
+    /// Whether the equation holds. A long one (a folded vector DLEQ over a shuffle's
+    /// thousand decryption shares) is split over threads with the `parallel` feature; short
+    /// ones stay one multi-scalar multiplication (`par` does not split below its minimum).
     pub(crate) fn holds(&self) -> bool {
-        G::msm_vartime(&self.scalars, &self.points).is_ok_and(|p| p.is_identity())
+        verdict_group::par::msm_vartime(&self.scalars, &self.points).is_ok_and(|p| p.is_identity())
     }
 }
 
@@ -290,6 +293,13 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Pending<G, H> {
 
     pub(crate) fn holds(&self) -> bool {
         self.checks_g.iter().all(Check::holds) && self.checks_h.iter().all(Check::holds)
+    }
+
+    /// MSM terms over all equations (what batching them costs).
+    pub(crate) fn terms(&self) -> usize {
+        let g: usize = self.checks_g.iter().map(|c| c.scalars.len()).sum();
+        let h: usize = self.checks_h.iter().map(|c| c.scalars.len()).sum();
+        g + h
     }
 }
 
