@@ -112,6 +112,52 @@ where
     (a(), b())
 }
 
+/// Group elements per task when a list is decoded in parallel ([`try_decode_items`]): below
+/// this a list is decoded on the calling thread (validating one element takes microseconds,
+/// about what a hand-off to another thread costs for ten).
+pub const POINTS_PER_TASK: usize = 64;
+
+/// `decode(i, item)` for every consecutive `item_len`-byte item of `bytes` (a trailing
+/// partial item is not visited: callers check the length first), results in input order, or
+/// the error of the first item in input order that fails. Long inputs are split into chunks
+/// of at least `min` items decoded in parallel; each chunk stops at its first failure, so the
+/// error returned is the one the serial loop returns. For wire lists of group elements, where
+/// validating each element (a square root or a subgroup check) is most of the cost.
+pub fn try_decode_items<T, E, F>(
+    bytes: &[u8],
+    item_len: usize,
+    min: usize,
+    decode: F,
+) -> Result<Vec<T>, E>
+where
+    T: Send,
+    E: Send,
+    F: Fn(usize, &[u8]) -> Result<T, E> + Sync + Send,
+{
+    if item_len == 0 {
+        return Ok(Vec::new());
+    }
+    let n = bytes.len() / item_len;
+    let run = |lo: usize, hi: usize| -> Result<Vec<T>, E> {
+        let items = bytes.get(lo * item_len..hi * item_len).unwrap_or_default();
+        items
+            .chunks_exact(item_len)
+            .enumerate()
+            .map(|(k, item)| decode(lo + k, item))
+            .collect()
+    };
+    let bounds = chunk_bounds(n, min);
+    if bounds.len() <= 2 {
+        return run(0, n);
+    }
+    let pairs: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    let mut out = Vec::with_capacity(n);
+    for part in map(&pairs, |&(lo, hi)| run(lo, hi)) {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
 /// Terms per chunk below which a variable-time MSM is not split (Pippenger's cost per term
 /// falls with the batch; below this a split costs more than it saves on two cores).
 const MSM_VARTIME_MIN: usize = 256;
@@ -314,6 +360,36 @@ mod tests {
         let qp: Vec<P256> = (0..300).map(|_| P256::random(&mut rng)).collect();
         let serial = P256::msm_vartime(&qs, &qp).unwrap();
         assert_eq!(one_and_two(|| msm_vartime(&qs, &qp).unwrap()), serial);
+    }
+
+    #[test]
+    fn item_decoding_keeps_order_and_names_the_first_failure() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(4 * 1000 + 3).collect();
+        let sum = |i: usize, b: &[u8]| -> Result<(usize, u32), usize> {
+            Ok((i, b.iter().map(|&x| u32::from(x)).sum()))
+        };
+        let out = one_and_two(|| try_decode_items(&bytes, 4, 8, sum).unwrap());
+        assert_eq!(out.len(), 1000, "the trailing partial item is not visited");
+        assert_eq!(
+            out[999],
+            (999, bytes[3996..4000].iter().map(|&x| u32::from(x)).sum())
+        );
+        assert!(out.iter().enumerate().all(|(i, (j, _))| i == *j));
+        // Items 300 and 700 fail: whichever chunk finishes first, item 300 is named.
+        let fails = |i: usize, _: &[u8]| if i == 300 || i == 700 { Err(i) } else { Ok(i) };
+        assert_eq!(
+            one_and_two(|| try_decode_items(&bytes, 4, 8, fails)),
+            Err(300)
+        );
+        let late = |i: usize, _: &[u8]| if i == 700 { Err(i) } else { Ok(i) };
+        assert_eq!(
+            one_and_two(|| try_decode_items(&bytes, 4, 8, late)),
+            Err(700)
+        );
+        assert_eq!(
+            one_and_two(|| try_decode_items(&bytes, 0, 8, fails)),
+            Ok(Vec::new())
+        );
     }
 
     #[test]

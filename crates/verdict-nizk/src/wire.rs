@@ -53,12 +53,15 @@ impl<'a> ReaderExt<'a> for Reader<'a> {
         field: &'static str,
         n: usize,
     ) -> Result<Vec<Encoded<G>>, CodecError> {
-        // Reserve no more than the input can hold, whatever `n` the caller passes.
-        let mut out = Vec::with_capacity(n.min(self.remaining() / G::ENCODED_LEN.max(1)));
-        for _ in 0..n {
-            out.push(Encoded::read(self, field)?);
-        }
-        Ok(out)
+        // Reserves no more than the input holds, whatever `n` the caller passes; long lists
+        // decode in parallel, with the error of reading one by one.
+        self.decode_items(n, G::ENCODED_LEN, |offset, item| {
+            Encoded::from_bytes(item).map_err(|source| CodecError::Invalid {
+                field,
+                offset,
+                source,
+            })
+        })
     }
 
     fn proof<G: Group, H: Group<Scalar = G::Scalar>>(

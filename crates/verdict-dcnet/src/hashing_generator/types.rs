@@ -67,15 +67,18 @@ impl<G: Group> Commitments<G> {
                 actual: bytes.len(),
             });
         }
-        let commitments = bytes
-            .chunks_exact(G::ENCODED_LEN)
-            .map(|b| {
+        // One commitment per client: decoded in parallel with the `parallel` feature.
+        let commitments = verdict_group::par::try_decode_items(
+            bytes,
+            G::ENCODED_LEN,
+            verdict_group::par::POINTS_PER_TASK,
+            |_, b| {
                 Encoded::from_bytes_nonidentity(b).map_err(|source| DcDecodeError::Field {
                     field: "commitment",
                     source,
                 })
-            })
-            .collect::<Result<_, _>>()?;
+            },
+        )?;
         Ok(Self { commitments })
     }
 }

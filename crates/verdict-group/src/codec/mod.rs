@@ -264,12 +264,48 @@ impl<'a> Reader<'a> {
     ) -> Result<(Vec<G>, &'a [u8]), CodecError> {
         let start = self.pos;
         let bytes = self.items(n, G::ENCODED_LEN)?;
-        let points = bytes
-            .chunks_exact(G::ENCODED_LEN)
-            .enumerate()
-            .map(|(i, c)| G::from_bytes(c).map_err(invalid(field, start + i * G::ENCODED_LEN)))
-            .collect::<Result<Vec<G>, _>>()?;
+        // Decoding is a square root per point (a shuffle step carries thousands): long lists
+        // are decoded in parallel chunks with the `parallel` feature, and the error named is
+        // still the first invalid point of the list.
+        let points = crate::par::try_decode_items(
+            bytes,
+            G::ENCODED_LEN,
+            crate::par::POINTS_PER_TASK,
+            |i, c| G::from_bytes(c).map_err(invalid(field, start + i * G::ENCODED_LEN)),
+        )?;
         Ok((points, bytes))
+    }
+
+    /// `n` fixed-size items of `item_len` bytes, each decoded by `decode(offset, item)`
+    /// (`offset`: where the item starts in the input), read in order. Long lists are decoded
+    /// in parallel chunks with the `parallel` feature; the error is still the one reading item
+    /// by item gives: the first item that fails to decode, or [`CodecError::Truncated`] at the
+    /// first item the input does not hold in full.
+    pub fn decode_items<T, E, F>(
+        &mut self,
+        n: usize,
+        item_len: usize,
+        decode: F,
+    ) -> Result<Vec<T>, E>
+    where
+        T: Send,
+        E: Send + From<CodecError>,
+        F: Fn(usize, &[u8]) -> Result<T, E> + Sync + Send,
+    {
+        let start = self.pos;
+        let whole = n.min(self.remaining() / item_len.max(1));
+        let bytes = self.raw(whole * item_len)?;
+        let out = crate::par::try_decode_items(
+            bytes,
+            item_len,
+            crate::par::POINTS_PER_TASK,
+            |i, item| decode(start + i * item_len, item),
+        )?;
+        if whole < n {
+            // The serial loop's next read: the truncation error at the first missing item.
+            self.raw(item_len)?;
+        }
+        Ok(out)
     }
 
     /// A validated (canonical) scalar.

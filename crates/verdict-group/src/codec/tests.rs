@@ -180,6 +180,85 @@ fn points_and_scalars_are_validated_with_their_offsets() {
     ));
 }
 
+/// Long lists decode in parallel chunks (with the `parallel` feature), and the answer is the
+/// one reading point by point gives, at 1 and 2 threads: the points in order; the first invalid
+/// point at its offset, even with a later one invalid too; a truncated list reported where the
+/// serial loop stops (an invalid point before the cut wins, as it is read first).
+#[test]
+fn long_point_lists_decode_as_one_by_one() {
+    let n = 300;
+    let mut w = Writer::new();
+    w.u32(7);
+    let mut p = Ristretto255::generator();
+    for _ in 0..n {
+        w.point(&p);
+        p += Ristretto255::generator();
+    }
+    let good = w.finish();
+    let serial = |bytes: &[u8], n: usize| -> Result<Vec<Ristretto255>, CodecError> {
+        let mut r = Reader::new(bytes);
+        r.u32()?;
+        (0..n).map(|_| r.point::<Ristretto255>("P")).collect()
+    };
+    let items = |bytes: &[u8], n: usize| -> Result<Vec<Ristretto255>, CodecError> {
+        let mut r = Reader::new(bytes);
+        r.u32()?;
+        r.decode_items(n, 32, |offset, item| {
+            Ristretto255::from_bytes(item).map_err(|source| CodecError::Invalid {
+                field: "P",
+                offset,
+                source,
+            })
+        })
+    };
+    let listed = |bytes: &[u8], n: usize| -> Result<Vec<Ristretto255>, CodecError> {
+        let mut r = Reader::new(bytes);
+        r.u32()?;
+        r.points::<Ristretto255>("P", n)
+    };
+    let mut bad = good.clone();
+    bad[4 + 32 * 100 + 31] = 0xff;
+    bad[4 + 32 * 250 + 31] = 0xff;
+    let cases: [(&[u8], usize); 5] = [
+        (&good, n),
+        (&bad, n),
+        (&good[..4 + 32 * 200 + 5], n),
+        (&bad[..4 + 32 * 200], n),
+        (&good, 0),
+    ];
+    for threads in [1, 2] {
+        for (k, &(bytes, n)) in cases.iter().enumerate() {
+            let expected = serial(bytes, n);
+            let got = crate::par::with_threads(threads, || items(bytes, n)).unwrap();
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{expected:?}"),
+                "case {k}, {threads} thread(s)"
+            );
+        }
+        let all = crate::par::with_threads(threads, || listed(&good, n)).unwrap();
+        assert_eq!(all, serial(&good, n));
+        let first = crate::par::with_threads(threads, || listed(&bad, n)).unwrap();
+        assert_eq!(format!("{first:?}"), format!("{:?}", serial(&bad, n)));
+    }
+    assert!(matches!(
+        serial(&bad, n),
+        Err(CodecError::Invalid {
+            field: "P",
+            offset: 3204,
+            ..
+        })
+    ));
+    assert!(matches!(
+        serial(&good[..4 + 32 * 200 + 5], n),
+        Err(CodecError::Truncated {
+            offset: 6404,
+            needed: 32,
+            available: 5
+        })
+    ));
+}
+
 proptest::proptest! {
     /// Any sequence of reads over any input returns values or typed errors, never panics,
     /// and never moves past the end.

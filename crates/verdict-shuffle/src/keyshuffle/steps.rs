@@ -129,18 +129,14 @@ impl<G: Group> DecryptionStep<G> {
                 max: n as u64,
             });
         }
-        let mut shares = Vec::with_capacity(n);
-        for _ in 0..n {
-            let offset = r.offset();
-            let d = Encoded::from_bytes(r.raw(G::ENCODED_LEN)?).map_err(|source| {
-                ShuffleDecodeError::Element {
-                    what: "decryption share",
-                    offset,
-                    source,
-                }
-            })?;
-            shares.push(d);
-        }
+        // `n` shares (one per client): decoded in parallel with the `parallel` feature.
+        let shares = r.decode_items(n, G::ENCODED_LEN, |offset, item| {
+            Encoded::from_bytes(item).map_err(|source| ShuffleDecodeError::Element {
+                what: "decryption share",
+                offset,
+                source,
+            })
+        })?;
         let offset = r.offset();
         let shape = verdict_nizk::Shape {
             commitments_g: 1,
@@ -183,8 +179,10 @@ pub fn server_decrypt<G: Group, R: RngCore + CryptoRng + ?Sized>(
         _ => return Err(invalid("key pair does not match the roster")),
     }
     let s = key.secret().expose();
-    let shares: Vec<G> = list.iter().map(|c| c.x * s).collect();
-    let shares = Encoded::batch_new(&shares);
+    // One constant-time multiplication per client, encoded in the same pass: in parallel
+    // chunks with the `parallel` feature.
+    let x: Vec<G> = list.iter().map(|c| c.x).collect();
+    let shares = Encoded::mul_each(&x, s);
     let xs = x_components(list);
     let st = dleq_statement(&key.public(), &xs, &shares).map_err(invalid)?;
     let mut t = params.decryption_context(server).transcript();
