@@ -34,11 +34,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         let mut carried = Vec::with_capacity(open.len());
         // Every slot's per-round data first: a failure here returns before anything is taken
         // from the queue or the pending accusation.
-        let Ok(prepared) = open
-            .iter()
-            .map(|o| ready.nets.prepare(o, round))
-            .collect::<Result<Vec<_>, _>>()
-        else {
+        let Ok(prepared) = ready.nets.prepare_all(&open, round) else {
             return;
         };
         let mut accusation = None;

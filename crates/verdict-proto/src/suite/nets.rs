@@ -72,6 +72,15 @@ impl<S: ProtoSuite> SessionNets<S> {
         })
     }
 
+    /// Every open slot's per-round data (a verifiable slot's generators are one
+    /// hash-to-group per element): slots in parallel with the `parallel` feature; the first
+    /// failure in slot order is returned.
+    pub fn prepare_all(&self, open: &[OpenSlot], round: u64) -> Result<Vec<Prepared<S>>, DcError> {
+        verdict_group::par::map(open, |o| self.prepare(o, round))
+            .into_iter()
+            .collect()
+    }
+
     pub fn decode_client(open: &OpenSlot, bytes: &[u8]) -> Option<ClientCt<S>> {
         match open.kind {
             SlotKind::Xor => XorOf::<S>::decode_client_ciphertext(open.len, bytes)

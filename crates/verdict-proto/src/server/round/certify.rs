@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::ServerId;
+use verdict_group::par;
 
 use super::super::common::Core;
 use super::super::state::{Archived, Running, Signature};
@@ -87,12 +88,13 @@ impl<S: ProtoSuite> Running<S> {
         // blamed slot is decoded again), so a server's memory is not three rounds of both.
         let has_xor = run.round.has_xor();
         let mut accepted = core::mem::take(&mut run.round.accepted);
+        let mut discarded = BTreeMap::new();
         if has_xor {
             for sub in accepted.values_mut() {
                 sub.cts = Vec::new();
             }
         } else {
-            accepted = BTreeMap::new();
+            discarded = core::mem::take(&mut accepted);
         }
         let archived = Archived {
             open: run.round.open.clone(),
@@ -110,17 +112,27 @@ impl<S: ProtoSuite> Running<S> {
             run.history.pop_first();
         }
         run.schedule.advance(&result);
-        let next =
-            new_round::<S>(&run.nets, &run.schedule, round_no + 1, now, m).map_err(|_| {
-                // Every participant derives the same schedule: only a bug of ours gets here.
-                Stop::fault(
-                    core.id,
-                    ServerFault::BadOutput {
-                        round: round_no + 1,
-                    },
-                    Vec::new(),
-                )
-            })?;
+        // Freeing the round's decoded submissions (thousands of allocations, one client's
+        // ciphertexts and proofs after another) overlaps with preparing the next round's slots,
+        // and is itself split over the pool, with the `parallel` feature.
+        let (nets, schedule) = (&run.nets, &run.schedule);
+        let ((), next) = par::join(
+            move || {
+                let mut freed: Vec<_> = discarded.into_values().collect();
+                par::for_each_mut(&mut freed, |sub| sub.cts = Vec::new());
+            },
+            || new_round::<S>(nets, schedule, round_no + 1, now, m),
+        );
+        let next = next.map_err(|_| {
+            // Every participant derives the same schedule: only a bug of ours gets here.
+            Stop::fault(
+                core.id,
+                ServerFault::BadOutput {
+                    round: round_no + 1,
+                },
+                Vec::new(),
+            )
+        })?;
         run.round = next;
         let future = core::mem::take(&mut run.future);
         core.round = round_no + 1;

@@ -10,13 +10,14 @@ use verdict_group::par;
 use super::super::common::Core;
 use super::super::state::{Forwarded, Inventory, RoundStep, Running, Submitted};
 use super::super::stop::Stop;
-use super::submission::decode_submission;
 use super::union::{Union, union_of};
 use super::{
-    decode_deferred, deferrable, first_invalid_slot, invalid_clients, slot_items, xor_sums,
+    decode_deferred, decode_submission, deferrable, first_invalid_slot, invalid_clients,
+    slot_items, xor_sums,
 };
 use crate::error::{ExclusionReason, ServerFault};
 use crate::policy::Verification;
+use crate::slot::OpenSlot;
 use crate::suite::{Prepared, ProtoSuite};
 use crate::wire::{Envelope, Kind, Received, SharedBytes, payloads};
 
@@ -102,19 +103,22 @@ impl<S: ProtoSuite> Running<S> {
         if crate::wire::verify_batch(&signed, &mut core.rng).is_err() {
             return bad();
         }
-        let mut aggregates = Vec::with_capacity(open.len());
-        for (o, bytes) in open.iter().zip(&aggregate_list) {
+        // Each slot's aggregate is a list of group elements to validate: slots in parallel
+        // with the `parallel` feature.
+        let pairs: Vec<(&OpenSlot, &[u8])> =
+            open.iter().zip(aggregate_list.iter().copied()).collect();
+        let aggregates = par::map(&pairs, |&(o, bytes)| {
             if let Some(ops) = S::AGGREGATION.ops().filter(|_| deferrable::<S>(o)) {
-                let Ok(a) = ops.decode_aggregate(o.len, bytes) else {
-                    return bad();
-                };
-                aggregates.push(Some(a));
+                ops.decode_aggregate(o.len, bytes).map(Some).map_err(|_| ())
             } else if bytes.is_empty() {
-                aggregates.push(None);
+                Ok(None)
             } else {
-                return bad();
+                Err(())
             }
-        }
+        });
+        let Ok(aggregates) = aggregates.into_iter().collect::<Result<Vec<_>, ()>>() else {
+            return bad();
+        };
         // Ciphertexts of verifiable slots stay encoded: this server vouches for them with its
         // aggregate, and we decode them only if the slot fails to reveal. The accepted
         // submissions decode independently: in parallel with the `parallel` feature.

@@ -13,12 +13,12 @@ use verdict_group::par;
 use super::common::Core;
 use super::state::{EARLY_PER_SERVER, Round, RoundStep, Running, Signature, Submitted, XorSums};
 use super::stop::Stop;
-use crate::error::MessageError;
+use crate::error::{MessageError, WireError};
 use crate::event::Transmit;
 use crate::schedule::Schedule;
 use crate::slot::{OpenSlot, SlotKind};
 use crate::suite::{ClientCt, Prepared, ProtoSuite, SessionNets, XorOf};
-use crate::wire::{Kind, Received, payloads};
+use crate::wire::{Kind, Received, SharedBytes, payloads};
 
 mod catch_up;
 mod certify;
@@ -186,6 +186,55 @@ pub(crate) fn xor_sums<'a, S: ProtoSuite + 'a>(
     XorSums { sums, over }
 }
 
+/// Decodes a client's signed submission once: where each open slot's ciphertext lies in
+/// `envelope` (`payload` is its payload, a slice of it), and the ciphertexts; with
+/// `all = false` only those every server needs decoded (every verifiable slot of a
+/// non-aggregating suite), the others are left for [`super::decode_deferred`]. XOR slots are
+/// only length-checked: servers sum their bytes ([`super::xor_sums`]).
+pub(super) fn decode_submission<S: ProtoSuite>(
+    open: &[OpenSlot],
+    envelope: SharedBytes,
+    payload: &[u8],
+    all: bool,
+) -> Result<Submitted<S>, WireError> {
+    let list = payloads::ByteList::decode(payload)?.0;
+    if list.len() != open.len() {
+        return Err(WireError::Invalid("number of slot ciphertexts"));
+    }
+    let mut slots = Vec::with_capacity(list.len());
+    for b in &list {
+        slots.push(
+            envelope
+                .range_of(b)
+                .ok_or(WireError::Invalid("slot ciphertext"))?,
+        );
+    }
+    // The slots decode independently (validating every group element is most of the cost):
+    // in parallel with the `parallel` feature, the first failure in slot order reported.
+    let pairs: Vec<(&OpenSlot, &[u8])> = open.iter().zip(list.iter().copied()).collect();
+    let cts = par::map(&pairs, |(o, b)| {
+        if o.kind == SlotKind::Xor {
+            // Summed from these bytes (`super::xor_sums`), never decoded.
+            return SessionNets::<S>::xor_client_fits(o, b)
+                .then_some(None)
+                .ok_or(());
+        }
+        if all || !deferrable::<S>(o) {
+            SessionNets::<S>::decode_client(o, b).map(Some).ok_or(())
+        } else {
+            Ok(None)
+        }
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, ()>>()
+    .map_err(|()| WireError::Invalid("slot ciphertext"))?;
+    Ok(Submitted {
+        envelope,
+        slots,
+        cts,
+    })
+}
+
 /// Verifies, one batch per verifiable slot and the slots in parallel (each with its own RNG,
 /// see [`crate::fork`]), the client ciphertexts
 /// `submissions` carry; each invalid client with the first slot in which it failed.
@@ -299,10 +348,7 @@ pub(crate) fn new_round<S: ProtoSuite>(
     m: usize,
 ) -> Result<Round<S>, DcError> {
     let open = schedule.open_slots();
-    let prepared = open
-        .iter()
-        .map(|o| nets.prepare(o, number))
-        .collect::<Result<Vec<_>, _>>()?;
+    let prepared = nets.prepare_all(&open, number)?;
     Ok(Round {
         number,
         step: RoundStep::Collecting,

@@ -11,61 +11,11 @@ use super::super::common::Core;
 use super::super::state::{RoundStep, Running, Signature, Submitted};
 use super::super::stop::Stop;
 use super::held::arrived_counting_held;
-use super::{deferrable, invalid_clients, slot_items, xor_sums};
+use super::{decode_submission, deferrable, invalid_clients, slot_items, xor_sums};
 use crate::error::{MessageError, ServerFault, WireError};
 use crate::policy::{Verification, WindowPolicy};
-use crate::slot::{OpenSlot, SlotKind};
-use crate::suite::{ProtoSuite, SessionNets};
+use crate::suite::ProtoSuite;
 use crate::wire::{Envelope, Kind, Received, SharedBytes, payloads};
-
-/// Decodes a client's signed submission once: where each open slot's ciphertext lies in
-/// `envelope` (`payload` is its payload, a slice of it), and the ciphertexts; with
-/// `all = false` only those every server needs decoded (every verifiable slot of a
-/// non-aggregating suite), the others are left for [`super::decode_deferred`]. XOR slots are
-/// only length-checked: servers sum their bytes ([`super::xor_sums`]).
-pub(super) fn decode_submission<S: ProtoSuite>(
-    open: &[OpenSlot],
-    envelope: SharedBytes,
-    payload: &[u8],
-    all: bool,
-) -> Result<Submitted<S>, WireError> {
-    let list = payloads::ByteList::decode(payload)?.0;
-    if list.len() != open.len() {
-        return Err(WireError::Invalid("number of slot ciphertexts"));
-    }
-    let mut slots = Vec::with_capacity(list.len());
-    for b in &list {
-        slots.push(
-            envelope
-                .range_of(b)
-                .ok_or(WireError::Invalid("slot ciphertext"))?,
-        );
-    }
-    // The slots decode independently (validating every group element is most of the cost):
-    // in parallel with the `parallel` feature, the first failure in slot order reported.
-    let pairs: Vec<(&OpenSlot, &[u8])> = open.iter().zip(list.iter().copied()).collect();
-    let cts = par::map(&pairs, |(o, b)| {
-        if o.kind == SlotKind::Xor {
-            // Summed from these bytes (`super::xor_sums`), never decoded.
-            return SessionNets::<S>::xor_client_fits(o, b)
-                .then_some(None)
-                .ok_or(());
-        }
-        if all || !deferrable::<S>(o) {
-            SessionNets::<S>::decode_client(o, b).map(Some).ok_or(())
-        } else {
-            Ok(None)
-        }
-    })
-    .into_iter()
-    .collect::<Result<Vec<_>, ()>>()
-    .map_err(|()| WireError::Invalid("slot ciphertext"))?;
-    Ok(Submitted {
-        envelope,
-        slots,
-        cts,
-    })
-}
 
 /// Whether a submission window closes now: `arrived` of `expected` clients are in, `elapsed`
 /// since it opened. `fraction_at` records (once) when the policy's fraction was first reached,
@@ -111,6 +61,19 @@ impl<S: ProtoSuite> Running<S> {
         c: ClientId,
         msg: Received<S::G>,
     ) {
+        self.take_decoded(core, c, msg, None);
+    }
+
+    /// [`Running::take_checked`], with the submission possibly decoded already (`decoded`:
+    /// what [`decode_submission`] gave for it with every slot decoded), for callers that decode
+    /// many at once. Without it, a submission is decoded only once nothing else refuses it.
+    pub(super) fn take_decoded<R: RngCore + CryptoRng>(
+        &mut self,
+        core: &mut Core<S, R>,
+        c: ClientId,
+        msg: Received<S::G>,
+        decoded: Option<Result<Submitted<S>, WireError>>,
+    ) {
         let from = Party::Client(c);
         let round = msg.header().round;
         // Any rostered client (the router checked its signature) may submit to us: one that
@@ -141,7 +104,10 @@ impl<S: ProtoSuite> Running<S> {
             }
             return;
         }
-        match decode_submission::<S>(&self.round.open, msg.raw().clone(), msg.payload(), true) {
+        let decoded = decoded.unwrap_or_else(|| {
+            decode_submission::<S>(&self.round.open, msg.raw().clone(), msg.payload(), true)
+        });
+        match decoded {
             Ok(submitted) => {
                 self.round.own.insert(c, submitted);
             }
@@ -322,6 +288,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use crate::slot::{OpenSlot, SlotKind};
     use crate::suite::XorOf;
     use verdict_dcnet::HashingGenerator;
     use verdict_group::Ristretto255;
