@@ -6,7 +6,7 @@ use verdict_group::codec::Reader;
 use verdict_group::{Group, Scalar, SecretScalar};
 use zeroize::Zeroize;
 
-use crate::batch::BatchVerifier;
+use crate::batch::{BatchItem, BatchVerifier};
 use crate::context::Context;
 use crate::encoded::Encoded;
 use crate::error::{DecodeError, VerifyError};
@@ -226,12 +226,7 @@ impl<G: Group> BatchVerifier<G> {
         context: &Context,
         registration: &KeyRegistration<G>,
     ) -> usize {
-        let statement = Schnorr::with_generator(key.encoded().clone());
-        self.add(
-            &statement,
-            KeyRegistration::<G>::transcript(context),
-            &registration.proof,
-        )
+        self.add_item(registration.batch_item(key, context))
     }
 }
 
@@ -275,6 +270,15 @@ impl<G: Group> KeyRegistration<G> {
     pub fn verify(&self, key: &VerifyingKey<G>, context: &Context) -> Result<(), VerifyError> {
         let statement = Schnorr::with_generator(key.encoded().clone());
         statement.verify(&mut Self::transcript(context), &self.proof)
+    }
+
+    /// The verification equations of the registration of `key` in `context`, for a
+    /// [`BatchVerifier`]: computed apart from the batch so that many can be prepared in
+    /// parallel (binding the statement and hashing the transcript is the part of a
+    /// registration's check that is not the multi-scalar multiplication).
+    pub fn batch_item(&self, key: &VerifyingKey<G>, context: &Context) -> BatchItem<G> {
+        let statement = Schnorr::with_generator(key.encoded().clone());
+        BatchItem::new(&statement, Self::transcript(context), &self.proof)
     }
 
     /// The canonical encoding.

@@ -147,6 +147,41 @@ impl<S: ProtoSuite> Member<S> {
     }
 }
 
+/// The positions in `registrations` of those whose proof does not verify, checked in one batch
+/// (one multi-scalar multiplication, split over threads with the `parallel` feature; a failed
+/// batch checks each proof on its own). The batching weights are a ChaCha20 stream keyed by a
+/// hash of every (key, proof) in the batch, in roster order: whoever writes a bad registration fixes
+/// it before the weights exist, so weights that cancel its error are as unlikely as with weights
+/// drawn at random, and validation stays a deterministic function of the configuration.
+fn invalid_registrations<G: verdict_group::Group>(
+    registrations: &[(Party, KeyUse, &Registered<G>)],
+    nonce: &[u8; 32],
+) -> std::collections::BTreeSet<usize> {
+    use rand_core::SeedableRng;
+
+    let items = verdict_group::par::map(registrations, |(party, use_, r)| {
+        r.registration
+            .batch_item(&r.key, &registration_context(*party, *use_, nonce))
+    });
+    let mut batch = verdict_nizk::BatchVerifier::<G>::with_capacity(items.len());
+    for item in items {
+        batch.add_item(item);
+    }
+    let mut h = blake3::Hasher::new_derive_key("verdict-proto/registration-batch-weights/v1");
+    h.update(nonce);
+    h.update(&(registrations.len() as u64).to_le_bytes());
+    // Member and use are given by the position (roster order, then use order).
+    for (_, _, r) in registrations {
+        h.update(&r.key.to_bytes());
+        h.update(&r.registration.to_bytes());
+    }
+    let mut weights = rand_chacha::ChaCha20Rng::from_seed(*h.finalize().as_bytes());
+    match batch.verify(&mut weights) {
+        Ok(()) => Default::default(),
+        Err(e) => e.invalid.into_iter().collect(),
+    }
+}
+
 fn registration_context(member: Party, use_: KeyUse, nonce: &[u8; 32]) -> Context {
     let (role, index): (&[u8], u32) = match member {
         Party::Client(c) => (b"client", c.0),
@@ -212,19 +247,14 @@ impl<S: ProtoSuite> GroupConfig<S> {
                 suite: S::ID.to_string(),
             });
         }
-        let members = self
-            .servers
-            .iter()
-            .enumerate()
-            .map(|(j, m)| (Party::Server(ServerId(j as u32)), m))
-            .chain(
-                self.clients
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| (Party::Client(ClientId(i as u32)), m)),
-            );
+        // Every registration's proof is checked in one batch, in parallel with the `parallel`
+        // feature, before the loop below reports the first fault in roster order exactly as a
+        // loop checking them one by one would.
+        let registrations = self.registrations();
+        let invalid = invalid_registrations(&registrations, &self.nonce);
         let mut seen = std::collections::BTreeSet::new();
-        for (party, m) in members {
+        let mut next = 0;
+        for (party, m) in self.members() {
             if matches!(party, Party::Server(_)) != m.shuffle.is_some() {
                 return Err(ConfigError::BadRegistration { member: party });
             }
@@ -232,9 +262,10 @@ impl<S: ProtoSuite> GroupConfig<S> {
                 let Some(r) = m.registered(use_) else {
                     continue;
                 };
-                r.registration
-                    .verify(&r.key, &registration_context(party, use_, &self.nonce))
-                    .map_err(|_| ConfigError::BadRegistration { member: party })?;
+                if invalid.contains(&next) {
+                    return Err(ConfigError::BadRegistration { member: party });
+                }
+                next += 1;
                 // One key, one use, one member: a key registered twice would let one use's
                 // interface act on another's secret (or be a copy of someone else's key).
                 if !seen.insert(r.key.to_bytes()) {
@@ -243,6 +274,27 @@ impl<S: ProtoSuite> GroupConfig<S> {
             }
         }
         Ok(self.session_id())
+    }
+
+    /// Every member in roster order: servers, then clients.
+    fn members(&self) -> impl Iterator<Item = (Party, &Member<S>)> {
+        let servers = self.servers.iter().enumerate();
+        let clients = self.clients.iter().enumerate();
+        servers
+            .map(|(j, m)| (Party::Server(ServerId(j as u32)), m))
+            .chain(clients.map(|(i, m)| (Party::Client(ClientId(i as u32)), m)))
+    }
+
+    /// Every registration with its member and use, in roster order and then [`KeyUse::ALL`]
+    /// order: the order [`GroupConfig::validate`] reports faults in.
+    fn registrations(&self) -> Vec<(Party, KeyUse, &Registered<S::G>)> {
+        self.members()
+            .flat_map(|(party, m)| {
+                KeyUse::ALL
+                    .iter()
+                    .filter_map(move |&u| m.registered(u).map(|r| (party, u, r)))
+            })
+            .collect()
     }
 
     /// The session id: a hash of suite, policy, nonce, every key and every upstream link.
@@ -448,5 +500,77 @@ pub(crate) mod signature_checks {
     /// Of those, the ones checked in a batch.
     pub(crate) fn batched() -> usize {
         BATCHED.with(Cell::get)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use verdict_dcnet::HashingGenerator;
+    use verdict_group::Ristretto255;
+
+    use super::*;
+
+    type Hg = HashingGenerator<Ristretto255>;
+
+    fn client(i: u32) -> Party {
+        Party::Client(ClientId(i))
+    }
+
+    /// The registrations are checked in one batch, but the faults come out as a loop checking
+    /// them one by one in roster order would report them: the first bad registration, or the
+    /// first key seen twice, whichever comes first; one bad proof among many is found; and the
+    /// answer does not depend on the thread count.
+    #[test]
+    fn registration_faults_are_reported_in_roster_order() {
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let (config, _, client_keys) = generate_group::<Hg, _>(Policy::default(), 3, 40, &mut rng);
+        let nonce = config.nonce;
+        // Client 37's and 38's XOR registrations swapped: both invalid, 37 is named.
+        let mut swapped = config.clone();
+        let xor37 = swapped.clients[37].xor.registration.clone();
+        swapped.clients[37].xor.registration = swapped.clients[38].xor.registration.clone();
+        swapped.clients[38].xor.registration = xor37;
+        // Client 20 registers client 5's signing key, knowing its secret (a valid proof): a
+        // duplicate, found before 37's bad registration.
+        let mut duplicated = swapped.clone();
+        duplicated.clients[20].dcnet = Registered::prove(
+            client_keys[5].key(KeyUse::Signing),
+            client(20),
+            KeyUse::DcNet,
+            &nonce,
+            &mut rng,
+        );
+        // Only client 10's first registration is bad (not its predecessor's last).
+        let mut first = config.clone();
+        first.clients[10].signing.registration = first.clients[10].dcnet.registration.clone();
+        // Only the very last registration of the roster is bad.
+        let mut last = config.clone();
+        last.clients[39].xor.registration = last.clients[39].dcnet.registration.clone();
+        for threads in [1, 2] {
+            let validate = |c: &GroupConfig<Hg>| {
+                verdict_group::par::with_threads(threads, || c.validate()).unwrap()
+            };
+            assert!(validate(&config).is_ok());
+            assert_eq!(
+                validate(&swapped),
+                Err(ConfigError::BadRegistration { member: client(37) })
+            );
+            assert_eq!(
+                validate(&duplicated),
+                Err(ConfigError::DuplicateKey { member: client(20) })
+            );
+            assert_eq!(
+                validate(&first),
+                Err(ConfigError::BadRegistration { member: client(10) })
+            );
+            assert_eq!(
+                validate(&last),
+                Err(ConfigError::BadRegistration { member: client(39) })
+            );
+        }
     }
 }

@@ -46,7 +46,7 @@ use core::marker::PhantomData;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{Group, Ristretto255, par};
-use verdict_nizk::{Encoded, Signature, SigningKey};
+use verdict_nizk::{Encoded, Signature, SigningKey, VerifyingKey};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::dh::dh_value;
@@ -385,15 +385,13 @@ impl<G: Group> Ciphersuite for Xor<G> {
         if roster.server(server)? != key.verifying_key() {
             return Err(DcError::InvalidParameters("key does not match the roster"));
         }
-        let keys = roster
-            .clients()
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                let dh = dh_value(key.secret(), x.point());
-                pair_key::<G>(roster.session(), &dh, ClientId(i as u32), server)
-            })
-            .collect();
+        // One Diffie–Hellman value per client, each on its own: in parallel with the
+        // `parallel` feature.
+        let clients: Vec<(usize, &VerifyingKey<G>)> = roster.clients().iter().enumerate().collect();
+        let keys = par::map(&clients, |&(i, x)| {
+            let dh = dh_value(key.secret(), x.point());
+            pair_key::<G>(roster.session(), &dh, ClientId(i as u32), server)
+        });
         Ok((XorServerState { server, keys }, ()))
     }
 
