@@ -48,6 +48,15 @@ pub trait Aggregating: Verifiable {
         items: &[(ClientId, &Self::ClientCiphertext)],
     ) -> Result<Self::Aggregate, DcError>;
 
+    /// The aggregate of the union of disjoint sets of clients from the aggregates of each set
+    /// (`parts`, none of them: the neutral aggregate). This is how a server merges the partial
+    /// sums of workers that each verified and summed a shard of its clients. Every part must
+    /// have the slot's length.
+    fn combine(
+        slot: &PreparedSlot<Self>,
+        parts: &[&Self::Aggregate],
+    ) -> Result<Self::Aggregate, DcError>;
+
     /// *Server create* over the accepted set given by ids alone.
     fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
         session: &Session<Self>,

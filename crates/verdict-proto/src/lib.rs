@@ -33,7 +33,9 @@ pub use event::{Event, Transmit};
 pub use keys::{KeyUse, SecretKeys};
 pub use policy::{Mode, Policy, Verification, WindowPolicy};
 pub use schedule::Schedule;
-pub use server::{Footprint, Server, ServerPhase};
+pub use server::{
+    Footprint, Server, ServerPhase, ShardError, ShardRefusal, ShardSums, ShardWorker,
+};
 pub use slot::{Accusation, OpenSlot, RoundResult, SlotKind, SlotOutput};
 pub use suite::ProtoSuite;
 pub use verdict_dcnet::{ClientId, Party, ServerId, SessionId};

@@ -71,9 +71,19 @@ const HYBRID: Variant = Variant {
     slot_len: 1024,
 };
 
-/// The policy of every session: all clients awaited, 16 slots open and never closed or
-/// reopened (so every round carries the same load).
 fn policy(v: Variant) -> Policy {
+    session_policy(v.mode, v.slot_len)
+}
+
+/// The policy of every session of the figure (and of `examples/workers.rs`): all clients
+/// awaited, 16 slots of `slot_len` bytes open and never closed or reopened (so every round
+/// carries the same load).
+pub fn session_policy(mode: Mode, slot_len: u32) -> Policy {
+    let v = Variant {
+        label: "",
+        mode,
+        slot_len,
+    };
     Policy {
         mode: v.mode,
         window: WindowPolicy::all(),

@@ -30,6 +30,13 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
         ElementSum::of_clients(slot.data().generators.len(), items)
     }
 
+    fn combine(
+        slot: &PreparedSlot<Self>,
+        parts: &[&ElementSum<G>],
+    ) -> Result<ElementSum<G>, DcError> {
+        ElementSum::sum(slot.data().generators.len(), parts)
+    }
+
     fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
         session: &Session<Self>,
         slot: &PreparedSlot<Self>,

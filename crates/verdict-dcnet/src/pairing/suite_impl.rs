@@ -327,6 +327,13 @@ impl<W: ChunkWidth> Aggregating for Pairing<W> {
         ElementSum::of_clients(slot.data().slot().elements, items)
     }
 
+    fn combine(
+        slot: &PreparedSlot<Self>,
+        parts: &[&ElementSum<Gt>],
+    ) -> Result<ElementSum<Gt>, DcError> {
+        ElementSum::sum(slot.data().slot().elements, parts)
+    }
+
     fn server_ciphertext_for<R: RngCore + CryptoRng + ?Sized>(
         session: &Session<Self>,
         slot: &PreparedSlot<Self>,

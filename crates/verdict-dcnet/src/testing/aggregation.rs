@@ -47,6 +47,15 @@ pub fn aggregation<C: Aggregating>(n: usize, m: usize, len: usize, seed: u64) {
         .collect();
     let ids: Vec<ClientId> = accepted.iter().map(|&i| ClientId(i as u32)).collect();
     let all = items(&accepted);
+    // Combining the parts' aggregates gives the aggregate of all of them; combining nothing
+    // gives the aggregate of nobody; a part of another slot's length is refused.
+    let whole = C::aggregate(&w.session, &slot, &all).unwrap();
+    let part_refs: Vec<&C::Aggregate> = aggregates.iter().collect();
+    assert_eq!(C::combine(&slot, &part_refs).unwrap(), whole);
+    assert_eq!(
+        C::combine(&slot, &[]).unwrap(),
+        C::aggregate(&w.session, &slot, &[]).unwrap()
+    );
     let server_cts: Vec<C::ServerCiphertext> = w
         .servers
         .iter()
@@ -107,6 +116,7 @@ pub fn aggregation<C: Aggregating>(n: usize, m: usize, len: usize, seed: u64) {
     let short_agg = C::aggregate(&w.session, &short, &[]).unwrap();
     if C::encode_aggregate(&short_agg).len() != C::encode_aggregate(&aggregates[0]).len() {
         assert!(C::reveal_aggregated(&w.session, &slot, &[&short_agg], &srefs).is_err());
+        assert!(C::combine(&slot, &[&aggregates[0], &short_agg]).is_err());
     }
     let good = C::encode_aggregate(&aggregates[0]);
     assert!(C::decode_aggregate(len, &good[..good.len() - 1]).is_err());

@@ -56,6 +56,8 @@ mod timer;
 #[cfg(feature = "adversary")]
 pub use adversary::AggregateTamper;
 
+pub use round::{ShardError, ShardRefusal, ShardSums, ShardWorker};
+
 use common::Core;
 use state::{EARLY_PER_SERVER, Early, RoundStep, SetupState, State};
 use stop::Stop;

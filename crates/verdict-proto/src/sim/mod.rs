@@ -31,11 +31,13 @@ mod network;
 mod restart;
 mod traffic;
 mod upstream;
+mod workers;
 
 #[cfg(feature = "adversary")]
 pub use adversary::Adversary;
 pub use network::Network;
 pub use traffic::{Traffic, TrafficLog};
+pub use workers::WorkerSample;
 
 #[derive(PartialEq, Eq)]
 struct Pending {
@@ -106,6 +108,8 @@ pub struct Simulator<S: ProtoSuite> {
     disks: durable::Disks,
     /// When clients move to another upstream on their own.
     upstream_policy: upstream::UpstreamPolicy,
+    /// Servers modelled as sharded over workers ([`Simulator::model_workers`]).
+    workers: workers::WorkerModel,
 }
 
 impl<S: ProtoSuite> core::fmt::Debug for Simulator<S> {
@@ -231,6 +235,7 @@ impl<S: ProtoSuite> Simulator<S> {
             histories: durable::Histories::default(),
             disks: durable::Disks::default(),
             upstream_policy: upstream::UpstreamPolicy::default(),
+            workers: workers::WorkerModel::default(),
         };
         Ok(sim)
     }
@@ -468,6 +473,13 @@ impl<S: ProtoSuite> Simulator<S> {
                 };
                 self.now = self.now.max(p.at);
                 self.messages += 1;
+                // Before the clock starts: the worker model times itself, and its time is not
+                // the server's.
+                if let Party::Server(s) = p.to
+                    && let Some(srv) = self.servers.get(s.index())
+                {
+                    self.workers.before_delivery(srv, p.from, &p.bytes);
+                }
                 let start = Instant::now();
                 match p.to {
                     Party::Server(s) => {

@@ -44,6 +44,13 @@ pub trait AggregatingOps<S: ProtoSuite>: Send + Sync {
         items: &[(ClientId, &S::ClientCiphertext)],
     ) -> Result<S::Aggregate, DcError>;
 
+    /// See `verdict_dcnet::Aggregating::combine`.
+    fn combine(
+        &self,
+        slot: &PreparedSlot<S>,
+        parts: &[&S::Aggregate],
+    ) -> Result<S::Aggregate, DcError>;
+
     /// See `verdict_dcnet::Aggregating::server_ciphertext_for`.
     fn server_ciphertext_for(
         &self,
@@ -94,6 +101,14 @@ where
         items: &[(ClientId, &S::ClientCiphertext)],
     ) -> Result<<S as ProtoSuite>::Aggregate, DcError> {
         <S as Aggregating>::aggregate(session, slot, items)
+    }
+
+    fn combine(
+        &self,
+        slot: &PreparedSlot<S>,
+        parts: &[&<S as ProtoSuite>::Aggregate],
+    ) -> Result<<S as ProtoSuite>::Aggregate, DcError> {
+        <S as Aggregating>::combine(slot, parts)
     }
 
     fn server_ciphertext_for(

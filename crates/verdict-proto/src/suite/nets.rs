@@ -306,6 +306,19 @@ impl<S: ProtoSuite> Aggregator<'_, S> {
         }
     }
 
+    /// The aggregate of a verifiable slot over the union of disjoint sets of clients, from
+    /// each set's aggregate (`None` for XOR slots).
+    pub fn combine(
+        &self,
+        prepared: &Prepared<S>,
+        parts: &[&S::Aggregate],
+    ) -> Result<Option<S::Aggregate>, DcError> {
+        match prepared {
+            Prepared::Xor(_) => Ok(None),
+            Prepared::Ver(p) => self.ops.combine(p, parts).map(Some),
+        }
+    }
+
     /// A verifiable slot's server ciphertext over the accepted ids.
     pub fn server_ciphertext_for<R: RngCore + CryptoRng>(
         &self,

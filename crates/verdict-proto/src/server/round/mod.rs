@@ -26,9 +26,12 @@ mod ciphertexts;
 mod held;
 mod inventory;
 mod reveal;
+mod shard;
 mod submission;
 mod union;
 mod upstream;
+
+pub use shard::{ShardError, ShardRefusal, ShardSums, ShardWorker};
 
 impl<S: ProtoSuite> Running<S> {
     /// Routes a round or blame message (verified, tracked) to its handler, with its sender
