@@ -268,6 +268,11 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchItem<G, H> {
         Self(pending_for(statement, &mut transcript, proof))
     }
 
+    /// Equations computed by the caller (a signature's, see `Signature::batch_item`).
+    pub(crate) fn from_pending(pending: Pending<G, H>) -> Self {
+        Self(Ok(pending))
+    }
+
     /// The equations of an OR proof (as [`BatchVerifier::add_or`] computes them).
     pub fn or(statement: &Or<'_, G, H>, mut transcript: Transcript, proof: &OrProof<G, H>) -> Self {
         Self(statement.pending_for(&mut transcript, proof))
