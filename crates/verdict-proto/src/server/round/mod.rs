@@ -165,6 +165,28 @@ pub(crate) fn slot_items<S: ProtoSuite>(
         .collect()
 }
 
+/// Per open slot, the sum of `subs`' ciphertexts where servers exchange sums (verifiable
+/// slots of an aggregating suite; `Ok(None)` elsewhere), the slots in parallel with the
+/// `parallel` feature. Used by a server for its own clients when its window closes and by a
+/// worker for its shard ([`shard`]).
+pub(crate) fn slot_aggregates<S: ProtoSuite>(
+    nets: &SessionNets<S>,
+    open: &[OpenSlot],
+    prepared: &[Prepared<S>],
+    subs: &BTreeMap<ClientId, Submitted<S>>,
+) -> Vec<Result<Option<S::Aggregate>, DcError>> {
+    let slots: Vec<usize> = (0..open.len()).collect();
+    par::map(&slots, |&k| {
+        let (Some(o), Some(p)) = (open.get(k), prepared.get(k)) else {
+            return Ok(None);
+        };
+        match nets.aggregator().filter(|_| deferrable::<S>(o)) {
+            Some(aggregator) => aggregator.aggregate(p, &slot_items(subs, k)),
+            None => Ok(None),
+        }
+    })
+}
+
 /// The XOR slots' ciphertexts of `subs` summed per slot (see [`XorSums`]). XOR ciphertexts are
 /// summed from the bytes they arrived in, while those are warm, and never decoded: the reveal
 /// combines one sum per server instead of every client's ciphertext. The slots are summed in

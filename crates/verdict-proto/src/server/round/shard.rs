@@ -20,7 +20,7 @@ use verdict_group::par;
 
 use super::super::Server;
 use super::super::state::{Round, RoundStep, State, Submitted};
-use super::{decode_submission, deferrable, invalid_clients, slot_items, xor_sums};
+use super::{decode_submission, deferrable, invalid_clients, slot_aggregates, xor_sums};
 use crate::config::GroupConfig;
 use crate::error::{MessageError, WireError};
 use crate::policy::Verification;
@@ -278,18 +278,9 @@ impl<S: ProtoSuite> ShardWorker<'_, S> {
         }
         refused.sort_by_key(|(pos, _)| *pos);
         // Sums per slot, the slots in parallel.
-        let slots: Vec<usize> = (0..round.open.len()).collect();
-        let aggregates = par::map(&slots, |&k| {
-            let (Some(open), Some(prepared)) = (round.open.get(k), round.prepared.get(k)) else {
-                return Ok(None);
-            };
-            match nets.aggregator().filter(|_| deferrable::<S>(open)) {
-                Some(aggregator) => aggregator.aggregate(prepared, &slot_items(&accepted, k)),
-                None => Ok(None),
-            }
-        })
-        .into_iter()
-        .collect::<Result<Vec<_>, DcError>>()?;
+        let aggregates = slot_aggregates(nets, &round.open, &round.prepared, &accepted)
+            .into_iter()
+            .collect::<Result<Vec<_>, DcError>>()?;
         let xor = xor_sums(&round.open, accepted.iter().map(|(c, s)| (*c, s)));
         Ok(ShardSums {
             round: round.number,

@@ -5,13 +5,12 @@ use core::time::Duration;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party};
-use verdict_group::par;
 
 use super::super::common::Core;
 use super::super::state::{RoundStep, Running, Signature, Submitted};
 use super::super::stop::Stop;
 use super::held::arrived_counting_held;
-use super::{decode_submission, deferrable, invalid_clients, slot_items, xor_sums};
+use super::{decode_submission, invalid_clients, slot_aggregates, xor_sums};
 use crate::error::{MessageError, ServerFault, WireError};
 use crate::policy::{Verification, WindowPolicy};
 use crate::suite::ProtoSuite;
@@ -207,18 +206,13 @@ impl<S: ProtoSuite> Running<S> {
         let mut encoded = Vec::with_capacity(run.round.open.len());
         // Each slot's sum of our clients' ciphertexts is independent of the others': in
         // parallel with the `parallel` feature.
-        let slots: Vec<usize> = (0..run.round.open.len()).collect();
-        let (nets, own) = (&run.nets, &run.round.own);
-        let (opens, prepared) = (&run.round.open, &run.round.prepared);
-        let sums = par::map(&slots, |&k| {
-            let (Some(open), Some(prepared)) = (opens.get(k), prepared.get(k)) else {
-                return Ok(None);
-            };
-            match nets.aggregator().filter(|_| deferrable::<S>(open)) {
-                Some(aggregator) => aggregator.aggregate(prepared, &slot_items(own, k)),
-                None => Ok(None),
-            }
-        });
+        let round_state = &run.round;
+        let sums = slot_aggregates(
+            &run.nets,
+            &round_state.open,
+            &round_state.prepared,
+            &round_state.own,
+        );
         for sum in sums {
             let aggregate = match sum {
                 Ok(a) => a,
