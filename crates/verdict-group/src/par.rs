@@ -112,6 +112,23 @@ where
     (a(), b())
 }
 
+/// Bytes below which [`hash`] hashes on the calling thread: BLAKE3's own threading pays only
+/// on large inputs (its documentation puts the break-even near 128 KiB on x86-64).
+pub const HASH_BYTES_PER_SPLIT: usize = 128 * 1024;
+
+/// `blake3::hash(bytes)`. BLAKE3 is a tree hash, so a long input's chunks can be compressed on
+/// several threads and combined into exactly the serial digest: done here, through BLAKE3's
+/// rayon support, for inputs of at least [`HASH_BYTES_PER_SPLIT`] (a server's inventory is
+/// megabytes, hashed once by its sender and once by every recipient before anything else
+/// can happen).
+pub fn hash(bytes: &[u8]) -> blake3::Hash {
+    #[cfg(feature = "parallel")]
+    if enabled() && bytes.len() >= HASH_BYTES_PER_SPLIT {
+        return blake3::Hasher::new().update_rayon(bytes).finalize();
+    }
+    blake3::hash(bytes)
+}
+
 /// Group elements per task when a list is decoded in parallel ([`try_decode_items`]): below
 /// this a list is decoded on the calling thread (validating one element takes microseconds,
 /// about what a hand-off to another thread costs for ten).
@@ -326,6 +343,26 @@ mod tests {
         with_threads(2, || for_each_mut(&mut v, |x| *x += 1)).unwrap();
         assert_eq!(v[0], 1);
         assert_eq!(one_and_two(|| join(|| 1, || 2)), (1, 2));
+    }
+
+    #[test]
+    fn long_inputs_hash_to_the_serial_digest() {
+        // Lengths around the split threshold and BLAKE3's 1 KiB chunks, not multiples of them.
+        for len in [
+            0,
+            1,
+            1025,
+            HASH_BYTES_PER_SPLIT - 1,
+            HASH_BYTES_PER_SPLIT,
+            3_000_017,
+        ] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+            assert_eq!(
+                one_and_two(|| hash(&bytes)),
+                blake3::hash(&bytes),
+                "{len} bytes"
+            );
+        }
     }
 
     #[test]

@@ -155,23 +155,66 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
     /// the thread count; with the `parallel` feature the weighted proofs are then split into
     /// consecutive runs, one multi-scalar multiplication each, computed in parallel (the batch
     /// holds iff every run's sum vanishes), and a failed batch checks each proof on its own in
-    /// parallel. The answer is the same as the serial one.
+    /// parallel. The answer is the same as the serial one. Same as
+    /// [`weigh`](Self::weigh) then [`WeighedBatch::verify`].
     pub fn verify<R: RngCore + CryptoRng + ?Sized>(self, rng: &mut R) -> Result<(), BatchError> {
-        let mut invalid = Vec::new();
+        self.weigh(rng).verify()
+    }
+
+    /// Draws the batching weights (exactly the draws [`verify`](Self::verify) makes), leaving
+    /// the check, which needs no randomness, for [`WeighedBatch::verify`]: a caller with many
+    /// batches can draw their weights from one generator in a fixed order and check the
+    /// batches in any order, or all at once in parallel.
+    pub fn weigh<R: RngCore + CryptoRng + ?Sized>(self, rng: &mut R) -> WeighedBatch<G, H> {
         let two32 = G::Scalar::from_u64(1 << 32);
         let two64 = two32 * two32;
         let mut weight =
             || G::Scalar::from_u64(rng.next_u64()) * two64 + G::Scalar::from_u64(rng.next_u64());
+        let rhos = self
+            .items
+            .iter()
+            .map(|item| match item {
+                Err(_) => Vec::new(),
+                Ok(p) => (0..p.checks_g.len() + p.checks_h.len())
+                    .map(|_| weight())
+                    .collect(),
+            })
+            .collect();
+        WeighedBatch {
+            items: self.items,
+            rhos,
+        }
+    }
+}
+
+/// A batch with its weights drawn ([`BatchVerifier::weigh`]), ready to be checked.
+#[derive(Debug)]
+pub struct WeighedBatch<G: Group, H: Group<Scalar = G::Scalar> = G> {
+    items: Vec<Result<Pending<G, H>, VerifyError>>,
+    /// Each item's equation weights (none for an item that failed before the batch).
+    rhos: Vec<Vec<G::Scalar>>,
+}
+
+impl<G: Group, H: Group<Scalar = G::Scalar>> WeighedBatch<G, H> {
+    /// Number of proofs in the batch.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the batch holds no proof.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Checks every proof (see [`BatchVerifier::verify`]): `Ok` if all are valid, otherwise the
+    /// indices of exactly the invalid ones.
+    pub fn verify(&self) -> Result<(), BatchError> {
+        let mut invalid = Vec::new();
         let mut weighted = Vec::with_capacity(self.items.len());
-        for (i, item) in self.items.iter().enumerate() {
+        for (i, (item, rhos)) in self.items.iter().zip(&self.rhos).enumerate() {
             match item {
                 Err(_) => invalid.push(i),
-                Ok(p) => {
-                    let rhos: Vec<G::Scalar> = (0..p.checks_g.len() + p.checks_h.len())
-                        .map(|_| weight())
-                        .collect();
-                    weighted.push((p, rhos));
-                }
+                Ok(p) => weighted.push((p, rhos)),
             }
         }
         let runs = runs_of_terms(&weighted);
@@ -336,7 +379,8 @@ mod tests {
 
     /// A batch of 64 proofs with invalid ones at both ends of the runs the parallel path splits
     /// into, and a malformed one: 1 and 2 threads name the same proofs, draw the same weights
-    /// (the RNG is left in the same state), and items made apart equal items added in place.
+    /// (the RNG is left in the same state), and items made apart and weights drawn apart
+    /// ([`BatchVerifier::weigh`]) give what items added in place and checked at once give.
     #[test]
     fn one_and_two_threads_name_the_same_invalid_proofs() {
         let ctx = Context::new(b"verdict-nizk/batch-test", [3u8; 32]);
@@ -376,8 +420,15 @@ mod tests {
                 let odd = Proof::<G>::from_bytes(&bytes, bad_shape).unwrap();
                 batch.add(st, ctx.transcript(), &odd);
                 let mut weights = ChaCha20Rng::seed_from_u64(9);
-                let out = batch.verify(&mut weights);
-                (out, weights.next_u64())
+                if apart {
+                    // Weights drawn first, the batch checked after the generator moved on.
+                    let weighed = batch.weigh(&mut weights);
+                    let next = weights.next_u64();
+                    (weighed.verify(), next)
+                } else {
+                    let out = batch.verify(&mut weights);
+                    (out, weights.next_u64())
+                }
             })
             .unwrap()
         };

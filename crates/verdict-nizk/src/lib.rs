@@ -18,7 +18,7 @@ pub mod wire;
 #[doc = include_str!("../docs/notes-nizk.md")]
 pub mod notes {}
 
-pub use batch::{BatchItem, BatchVerifier};
+pub use batch::{BatchItem, BatchVerifier, WeighedBatch};
 pub use context::Context;
 pub use encoded::Encoded;
 pub use error::{BatchError, DecodeError, RelationError, VerifyError};

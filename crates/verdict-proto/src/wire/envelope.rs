@@ -116,8 +116,16 @@ pub fn verify_batch<G: Group, R: rand_core::RngCore + rand_core::CryptoRng + ?Si
     items: &[(&VerifyingKey<G>, &SignedHeader<G>)],
     rng: &mut R,
 ) -> Result<(), Vec<usize>> {
+    signature_batch(items).verify(rng).map_err(|e| e.invalid)
+}
+
+/// The batch [`verify_batch`] checks, before its weights are drawn: for a caller that draws
+/// the weights of several batches in one order and checks them together.
+pub fn signature_batch<G: Group>(
+    items: &[(&VerifyingKey<G>, &SignedHeader<G>)],
+) -> verdict_nizk::BatchVerifier<G> {
     // Each signature's challenge hash on its own, in parallel with the `parallel` feature;
-    // then one multi-scalar multiplication (split over threads too).
+    // the batch's check is then one multi-scalar multiplication (split over threads too).
     let prepared = verdict_group::par::map(items, |(key, signed)| {
         signed
             .signature
@@ -127,7 +135,7 @@ pub fn verify_batch<G: Group, R: rand_core::RngCore + rand_core::CryptoRng + ?Si
     for item in prepared {
         batch.add_item(item);
     }
-    batch.verify(rng).map_err(|e| e.invalid)
+    batch
 }
 
 /// A decoded, signature-checked message.
@@ -155,7 +163,7 @@ impl<G: Group> Envelope<G> {
             sender,
             session,
             round,
-            digest: *blake3::hash(&payload).as_bytes(),
+            digest: *verdict_group::par::hash(&payload).as_bytes(),
         };
         let signature = key.sign(ENVELOPE_DOMAIN, &header.to_bytes(), rng);
         Self {
@@ -188,7 +196,7 @@ impl<G: Group> Envelope<G> {
         let signed = SignedHeader::read(&mut r)?;
         let payload = r.bytes()?;
         r.finish()?;
-        if *blake3::hash(payload).as_bytes() != signed.header.digest {
+        if *verdict_group::par::hash(payload).as_bytes() != signed.header.digest {
             return Err(WireError::Invalid("payload digest"));
         }
         Ok((signed, payload))

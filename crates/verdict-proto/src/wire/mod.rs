@@ -16,6 +16,8 @@ pub mod payloads;
 mod received;
 
 pub use codec::{MAX_FIELD, ReadParty, Reader, WriteParty, Writer, reader, write_byte_list};
-pub use envelope::{ENVELOPE_HEADER_LEN, Envelope, Header, SignedHeader, verify_batch};
+pub use envelope::{
+    ENVELOPE_HEADER_LEN, Envelope, Header, SignedHeader, signature_batch, verify_batch,
+};
 pub use kind::{Kind, Role};
 pub use received::{Received, SharedBytes};
