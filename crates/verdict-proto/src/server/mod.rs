@@ -91,8 +91,9 @@ pub enum ServerPhase {
 pub struct Footprint {
     /// Signed step headers tracked for equivocation.
     pub headers: usize,
-    /// Verified messages buffered for a later step (set-up, the next round, early blame), and
-    /// client submissions held for their batched signature check (at most one per client).
+    /// Verified messages buffered for a later step (set-up, the next round, early blame),
+    /// client submissions held for their batched signature check (at most one per client), and
+    /// other servers' inventories held until the round's last one arrives (one per server).
     pub buffered: usize,
     /// Past rounds kept for blame.
     pub history: usize,
@@ -249,7 +250,8 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                 r.future.len()
                     + r.early_blame.len()
                     + r.round.early_cts.iter().flatten().count()
-                    + r.round.unchecked.len(),
+                    + r.round.unchecked.len()
+                    + r.round.arrived_inventories.len(),
                 r.history.len(),
             ),
             State::Halted => (0, 0),

@@ -115,7 +115,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
                         RoundStep::Inventories => {
                             let due = (core.config.policy.window.deadline)
                                 .map(|d| since.max(round.opened_at + d));
-                            (Kind::Inventory, missing_of(&round.inventories), due)
+                            (Kind::Inventory, round.missing_inventories(), due)
                         }
                         RoundStep::Commits => {
                             (Kind::Commit, missing_of(&round.commits), Some(since))
@@ -200,6 +200,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
         if let Some((j, at)) = self.to_name()
             && self.core.now >= at
         {
+            // Inventories held unchecked (`round/inventory.rs`) are checked before anybody is
+            // named for silence: a defective one names its sender, as on arrival.
+            if let State::Running(run) = &mut self.state
+                && let Err(stop) = run.check_arrived_inventories(&mut self.core)
+            {
+                return self.stop(stop);
+            }
             let round = self.core.round;
             self.stop(Stop::fault(
                 j,

@@ -20,6 +20,7 @@ use crate::slot::{OpenSlot, SlotKind};
 use crate::suite::{ClientCt, Prepared, ProtoSuite, SessionNets, XorOf};
 use crate::wire::{Kind, Received, SharedBytes, payloads};
 
+mod accepted_set;
 mod catch_up;
 mod certify;
 mod ciphertexts;
@@ -387,6 +388,7 @@ pub(crate) fn new_round<S: ProtoSuite>(
         own_aggregates: Vec::new(),
         own_xor_sums: XorSums::default(),
         inventories: (0..m).map(|_| None).collect(),
+        arrived_inventories: Vec::new(),
         accepted: BTreeMap::new(),
         upstream: BTreeMap::new(),
         submitters: BTreeSet::new(),

@@ -179,6 +179,9 @@ pub(super) struct Round<S: ProtoSuite> {
     /// Our accepted clients' XOR ciphertexts summed (see [`Inventory`]).
     pub(super) own_xor_sums: XorSums,
     pub(super) inventories: Vec<Option<Inventory<S>>>,
+    /// Other servers' inventories not checked yet, in arrival order (their envelopes and
+    /// signatures are): all are checked together once the last is in (`round/inventory.rs`).
+    pub(super) arrived_inventories: Vec<(ServerId, Received<S::G>)>,
     pub(super) accepted: BTreeMap<ClientId, Submitted<S>>,
     /// The server whose inventory each accepted client's submission is counted from.
     pub(super) upstream: BTreeMap<ClientId, ServerId>,
@@ -199,6 +202,20 @@ pub(super) struct Round<S: ProtoSuite> {
 }
 
 impl<S: ProtoSuite> Round<S> {
+    /// Whether `j`'s inventory is in, checked or not.
+    pub(super) fn has_inventory_of(&self, j: ServerId) -> bool {
+        self.inventories.get(j.index()).is_some_and(Option::is_some)
+            || self.arrived_inventories.iter().any(|(k, _)| *k == j)
+    }
+
+    /// The servers whose inventory is not in (the step's timer names one of them).
+    pub(super) fn missing_inventories(&self) -> Vec<ServerId> {
+        (0..self.inventories.len())
+            .map(|k| ServerId(k as u32))
+            .filter(|&k| !self.has_inventory_of(k))
+            .collect()
+    }
+
     /// Whether XOR slots are open (then server ciphertexts are committed to first).
     pub(super) fn has_xor(&self) -> bool {
         self.open
