@@ -209,54 +209,103 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> WeighedBatch<G, H> {
     /// Checks every proof (see [`BatchVerifier::verify`]): `Ok` if all are valid, otherwise the
     /// indices of exactly the invalid ones.
     pub fn verify(&self) -> Result<(), BatchError> {
-        let mut invalid = Vec::new();
-        let mut weighted = Vec::with_capacity(self.items.len());
-        for (i, (item, rhos)) in self.items.iter().zip(&self.rhos).enumerate() {
-            match item {
-                Err(_) => invalid.push(i),
-                Ok(p) => weighted.push((p, rhos)),
-            }
+        let weighted = self.weighted();
+        if weighted_sum_vanishes(&weighted) {
+            self.failed_before()
+        } else {
+            self.each_on_its_own()
         }
-        let runs = runs_of_terms(&weighted);
-        let batch_ok = par::map(&runs, |&(lo, hi)| {
-            let run = weighted.get(lo..hi).unwrap_or_default();
-            let mut acc_g = Accumulator::<G>::new();
-            let mut acc_h = Accumulator::<H>::new();
-            for (p, rhos) in run {
-                let (rho_g, rho_h) = rhos.split_at(p.checks_g.len());
-                for (check, rho) in p.checks_g.iter().zip(rho_g) {
-                    acc_g.add(check, rho);
-                }
-                for (check, rho) in p.checks_h.iter().zip(rho_h) {
-                    // When both groups are the same type (`H = G`), one MSM over all terms
-                    // is cheaper than two.
-                    match (check as &dyn Any).downcast_ref::<Check<G>>() {
-                        Some(same) => acc_g.add(same, rho),
-                        None => acc_h.add(check, rho),
-                    }
-                }
-                acc_g.next_proof();
-                acc_h.next_proof();
-            }
-            acc_g.holds() && acc_h.holds()
-        })
-        .into_iter()
-        .all(|ok| ok);
-        if !batch_ok {
-            let holds = par::map(&self.items, |item| item.as_ref().is_ok_and(Pending::holds));
-            for (i, (item, ok)) in self.items.iter().zip(holds).enumerate() {
-                if item.is_ok() && !ok {
-                    invalid.push(i);
-                }
-            }
-            invalid.sort_unstable();
+    }
+
+    /// Checks several batches as one: a single weighted sum over all their proofs, split over
+    /// threads by terms; only if it fails is each batch checked on its own. The answers are
+    /// exactly [`verify`](Self::verify)'s, batch by batch. For independent batches that are
+    /// each too small to share well among threads (the signatures of one inventory each, a
+    /// round's several inventories at once): one MSM of all their terms is cheaper than one
+    /// per batch, and splits evenly.
+    ///
+    /// Sound because every equation keeps its own independent weight: the sum vanishes for an
+    /// invalid equation with probability at most `2^-128`, whichever batch it is in.
+    pub fn verify_together(batches: &[Self]) -> Vec<Result<(), BatchError>> {
+        let all: Vec<_> = batches.iter().flat_map(Self::weighted).collect();
+        if weighted_sum_vanishes(&all) {
+            batches.iter().map(Self::failed_before).collect()
+        } else {
+            par::map(batches, Self::verify)
         }
+    }
+
+    /// The proofs with their weights, without those that failed before the batch.
+    fn weighted(&self) -> Vec<Weighted<'_, G, H>> {
+        self.items
+            .iter()
+            .zip(&self.rhos)
+            .filter_map(|(item, rhos)| Some((item.as_ref().ok()?, rhos)))
+            .collect()
+    }
+
+    /// The answer when the weighted proofs hold: only the items that failed before the batch
+    /// are invalid.
+    fn failed_before(&self) -> Result<(), BatchError> {
+        let invalid: Vec<usize> = (self.items.iter().enumerate())
+            .filter_map(|(i, item)| item.is_err().then_some(i))
+            .collect();
         if invalid.is_empty() {
             Ok(())
         } else {
             Err(BatchError { invalid })
         }
     }
+
+    /// The answer when the weighted sum failed: every proof checked on its own (in parallel).
+    fn each_on_its_own(&self) -> Result<(), BatchError> {
+        let holds = par::map(&self.items, |item| item.as_ref().is_ok_and(Pending::holds));
+        let invalid: Vec<usize> = holds
+            .iter()
+            .enumerate()
+            .filter_map(|(i, ok)| (!ok).then_some(i))
+            .collect();
+        if invalid.is_empty() {
+            Ok(())
+        } else {
+            Err(BatchError { invalid })
+        }
+    }
+}
+
+/// A proof's equations with their weights.
+type Weighted<'a, G, H> = (&'a Pending<G, H>, &'a Vec<<G as Group>::Scalar>);
+
+/// Whether `Σ ρ · (equation)` vanishes over all the weighted proofs: consecutive runs of about
+/// equal terms (see [`runs_of_terms`]), one MSM each, in parallel with the `parallel` feature.
+fn weighted_sum_vanishes<G: Group, H: Group<Scalar = G::Scalar>>(
+    weighted: &[Weighted<'_, G, H>],
+) -> bool {
+    let runs = runs_of_terms(weighted);
+    par::map(&runs, |&(lo, hi)| {
+        let run = weighted.get(lo..hi).unwrap_or_default();
+        let mut acc_g = Accumulator::<G>::new();
+        let mut acc_h = Accumulator::<H>::new();
+        for (p, rhos) in run {
+            let (rho_g, rho_h) = rhos.split_at(p.checks_g.len());
+            for (check, rho) in p.checks_g.iter().zip(rho_g) {
+                acc_g.add(check, rho);
+            }
+            for (check, rho) in p.checks_h.iter().zip(rho_h) {
+                // When both groups are the same type (`H = G`), one MSM over all terms
+                // is cheaper than two.
+                match (check as &dyn Any).downcast_ref::<Check<G>>() {
+                    Some(same) => acc_g.add(same, rho),
+                    None => acc_h.add(check, rho),
+                }
+            }
+            acc_g.next_proof();
+            acc_h.next_proof();
+        }
+        acc_g.holds() && acc_h.holds()
+    })
+    .into_iter()
+    .all(|ok| ok)
 }
 
 /// MSM terms per run below which a batch is not split across threads. A run of 128 terms
@@ -323,168 +372,5 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchItem<G, H> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{Context, Schnorr, Shape};
-    use rand_chacha::ChaCha20Rng;
-    use rand_core::SeedableRng;
-    use verdict_group::Ristretto255 as G;
-
-    type S = <G as Group>::Scalar;
-
-    /// The point of batching is one MSM over the *merged* bases: two Schnorr proofs over the
-    /// generator give five MSM terms (two commitments, one shared generator, two public keys),
-    /// not six, and the merged equation still holds. (Merging is otherwise invisible: a batch
-    /// that never merged would accept and reject exactly the same proofs, only slower.)
-    #[test]
-    fn equal_bases_of_consecutive_proofs_share_one_term() {
-        let mut rng = ChaCha20Rng::seed_from_u64(1);
-        let ctx = Context::new(b"verdict-nizk/batch-test", [2u8; 32]);
-        let mut acc = Accumulator::<G>::new();
-        for i in 0..2u64 {
-            let x = S::from_u64(10 + i);
-            let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
-            let proof = st.prove(&mut ctx.transcript(), &[x], &mut rng).unwrap();
-            let pending = pending_for(&st, &mut ctx.transcript(), &proof).unwrap();
-            assert_eq!(pending.checks_g.len(), 1);
-            acc.add(&pending.checks_g[0], &S::from_u64(3 + i));
-            acc.next_proof();
-        }
-        assert_eq!(acc.points.len(), 5);
-        assert_eq!(acc.points[1], G::generator());
-        assert!(acc.holds());
-    }
-
-    /// Only bases are candidates for merging: a statement's public image is not compared with
-    /// the previous proof's (two proofs about one image are rare, and each comparison costs an
-    /// equality test per term), so two proofs of the same statement still give 5 terms: 2
-    /// commitments, 1 merged generator, 2 images.
-    #[test]
-    fn images_are_never_merged() {
-        let mut rng = ChaCha20Rng::seed_from_u64(4);
-        let ctx = Context::new(b"verdict-nizk/batch-test", [4u8; 32]);
-        let x = S::from_u64(10);
-        let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
-        let mut acc = Accumulator::<G>::new();
-        for i in 0..2u64 {
-            let proof = st.prove(&mut ctx.transcript(), &[x], &mut rng).unwrap();
-            let pending = pending_for(&st, &mut ctx.transcript(), &proof).unwrap();
-            assert_eq!(pending.checks_g[0].bases, 1);
-            acc.add(&pending.checks_g[0], &S::from_u64(3 + i));
-            acc.next_proof();
-        }
-        assert_eq!(acc.points.len(), 5);
-        assert!(acc.holds());
-    }
-
-    /// A batch of 64 proofs with invalid ones at both ends of the runs the parallel path splits
-    /// into, and a malformed one: 1 and 2 threads name the same proofs, draw the same weights
-    /// (the RNG is left in the same state), and items made apart and weights drawn apart
-    /// ([`BatchVerifier::weigh`]) give what items added in place and checked at once give.
-    #[test]
-    fn one_and_two_threads_name_the_same_invalid_proofs() {
-        let ctx = Context::new(b"verdict-nizk/batch-test", [3u8; 32]);
-        let mut rng = ChaCha20Rng::seed_from_u64(2);
-        let mut cases = Vec::new();
-        for i in 0..64u64 {
-            let x = S::from_u64(100 + i);
-            let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
-            // Proofs 0, 31, 32 and 63 prove the wrong secret.
-            let w = if [0, 31, 32, 63].contains(&i) {
-                x + S::one()
-            } else {
-                x
-            };
-            let proof = st.prove(&mut ctx.transcript(), &[w], &mut rng).unwrap();
-            cases.push((st, proof));
-        }
-        let run = |threads: usize, apart: bool| {
-            verdict_group::par::with_threads(threads, || {
-                let mut batch = BatchVerifier::<G>::new();
-                for (st, proof) in &cases {
-                    if apart {
-                        batch.add_item(BatchItem::new(st, ctx.transcript(), proof));
-                    } else {
-                        batch.add(st, ctx.transcript(), proof);
-                    }
-                }
-                // A proof of the wrong shape (two responses): an `Err` item at index 64.
-                let (st, proof) = &cases[1];
-                let mut bytes = proof.to_bytes();
-                bytes.extend_from_within(32..);
-                let bad_shape = Shape {
-                    commitments_g: 1,
-                    commitments_h: 0,
-                    responses: 2,
-                };
-                let odd = Proof::<G>::from_bytes(&bytes, bad_shape).unwrap();
-                batch.add(st, ctx.transcript(), &odd);
-                let mut weights = ChaCha20Rng::seed_from_u64(9);
-                if apart {
-                    // Weights drawn first, the batch checked after the generator moved on.
-                    let weighed = batch.weigh(&mut weights);
-                    let next = weights.next_u64();
-                    (weighed.verify(), next)
-                } else {
-                    let out = batch.verify(&mut weights);
-                    (out, weights.next_u64())
-                }
-            })
-            .unwrap()
-        };
-        let serial = run(1, false);
-        assert_eq!(
-            serial.0,
-            Err(BatchError {
-                invalid: vec![0, 31, 32, 63, 64]
-            })
-        );
-        assert_eq!(run(2, false), serial);
-        assert_eq!(run(2, true), serial);
-        assert_eq!(run(1, true), serial);
-    }
-
-    /// Runs are cut by terms, not by proofs: they cover every proof once, in order; a batch
-    /// under two runs' worth of terms is one run; a batch whose first proof is as large as all
-    /// the others together is cut right after it.
-    #[test]
-    fn runs_split_the_terms_not_the_proofs() {
-        let mut rng = ChaCha20Rng::seed_from_u64(5);
-        let ctx = Context::new(b"verdict-nizk/batch-test", [5u8; 32]);
-        let schnorr = |i: u64, rng: &mut ChaCha20Rng| {
-            let x = S::from_u64(20 + i);
-            let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
-            let proof = st.prove(&mut ctx.transcript(), &[x], rng).unwrap();
-            pending_for(&st, &mut ctx.transcript(), &proof).unwrap()
-        };
-        let small: Vec<Pending<G, G>> = (0..100).map(|i| schnorr(i, &mut rng)).collect();
-        assert_eq!(small[0].terms(), 3);
-        let runs = |p: &[Pending<G, G>], threads: usize| {
-            let weighted: Vec<(&Pending<G, G>, ())> = p.iter().map(|p| (p, ())).collect();
-            par::with_threads(threads, || runs_of_terms(&weighted)).unwrap()
-        };
-        let parallel = cfg!(feature = "parallel");
-        assert_eq!(runs(&small, 1), vec![(0, 100)]);
-        assert_eq!(runs(&small[..40], 2), vec![(0, 40)], "120 terms: one run");
-        let two = if parallel {
-            vec![(0, 50), (50, 100)]
-        } else {
-            vec![(0, 100)]
-        };
-        assert_eq!(runs(&small, 2), two);
-        // One check of 300 terms first, then 100 proofs of 3 terms.
-        let mut big = small[0].clone();
-        let check = &mut big.checks_g[0];
-        check.scalars = vec![S::one(); 300];
-        check.points = vec![G::generator(); 300];
-        let mut mixed = vec![big];
-        mixed.extend(small.iter().cloned());
-        let two = if parallel {
-            vec![(0, 1), (1, 101)]
-        } else {
-            vec![(0, 101)]
-        };
-        assert_eq!(runs(&mixed, 2), two);
-        assert_eq!(runs(&[], 2), vec![(0, 0)]);
-    }
-}
+#[path = "batch_tests.rs"]
+mod tests;

@@ -151,3 +151,79 @@ fn copies_of_a_held_inventory_are_not_held() {
         );
     }
 }
+
+/// Server 1 lists, in its round-1 inventory, a client submission whose signature is not the
+/// client's (signed by server 1's key over the client's header and payload: well formed, so
+/// only the signature batch can catch it). With three servers each honest one holds two
+/// inventories and checks their signatures as one batch: that batch fails, each inventory's is
+/// checked on its own, and server 1 — only server 1 — is named.
+#[test]
+fn a_forged_signature_in_one_of_the_inventories_checked_together_names_its_server() {
+    use verdict_proto::wire::{Reader, Writer, write_byte_list};
+    let mut sim = Simulator::<Hg>::new_paused(
+        policy(Mode::Verifiable(Verification::Eager)),
+        3,
+        6,
+        quiet_net(),
+        33,
+    )
+    .unwrap();
+    let key = sim.signing_key(Party::Server(ServerId(1))).unwrap().clone();
+    let session = sim.server(0).unwrap().session().0;
+    let mut rng =
+        <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(8);
+    sim.set_tamper(Box::new(move |from, _to, bytes| {
+        let Ok(env) = Envelope::<G>::from_bytes(&bytes) else {
+            return Some(bytes);
+        };
+        let h = env.header().clone();
+        if from != Party::Server(ServerId(1)) || h.kind != Kind::Inventory || h.round != 1 {
+            return Some(bytes);
+        }
+        let mut r = Reader::new(&env.payload);
+        let (mut accepted, rejected, aggregates) = (
+            r.byte_list().unwrap(),
+            r.byte_list().unwrap(),
+            r.byte_list().unwrap(),
+        );
+        let first = Envelope::<G>::from_bytes(&accepted[0]).unwrap();
+        let fh = first.header().clone();
+        accepted[0] = Envelope::seal(
+            &key,
+            fh.kind,
+            fh.sender,
+            fh.session,
+            fh.round,
+            first.payload,
+            &mut rng,
+        )
+        .to_bytes();
+        let mut w = Writer::new();
+        for list in [&accepted, &rejected, &aggregates] {
+            write_byte_list(&mut w, list);
+        }
+        Some(Envelope::seal(&key, h.kind, h.sender, session, 1, w.finish(), &mut rng).to_bytes())
+    }));
+    sim.start();
+    sim.run_rounds(3, Duration::from_secs(300));
+    let halts = sim.halts();
+    for honest in [ServerId(0), ServerId(2)] {
+        assert!(
+            halts.iter().any(|(by, culprit, fault)| *by == honest
+                && *culprit == ServerId(1)
+                && matches!(
+                    fault,
+                    ServerFault::BadMessage {
+                        round: 1,
+                        kind: "inventory"
+                    }
+                )),
+            "server {} did not name server 1: {halts:?}",
+            honest.0
+        );
+    }
+    assert!(
+        halts.iter().all(|(_, culprit, _)| *culprit == ServerId(1)),
+        "{halts:?}"
+    );
+}

@@ -174,7 +174,8 @@ impl<G: Group> Envelope<G> {
 
     /// The wire encoding.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = Writer::new();
+        let len = ENVELOPE_HEADER_LEN + Signature::<G>::ENCODED_LEN + 4 + self.payload.len();
+        let mut w = Writer::with_capacity(len);
         w.raw(&self.signed.to_bytes()).bytes(&self.payload);
         w.finish()
     }

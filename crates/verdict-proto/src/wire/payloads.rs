@@ -108,7 +108,15 @@ impl<'a> Inventory<'a> {
         rejected: &[T],
         aggregates: &[Vec<u8>],
     ) -> Vec<u8> {
-        let mut w = Writer::new();
+        // Megabytes at scale: one allocation of the exact size, not a doubling series of
+        // copies (3 counts, a length per item).
+        let items = accepted.iter().chain(rejected).map(AsRef::as_ref);
+        let len = 12
+            + items
+                .chain(aggregates.iter().map(Vec::as_slice))
+                .map(|b| 4 + b.len())
+                .sum::<usize>();
+        let mut w = Writer::with_capacity(len);
         w.byte_list(accepted)
             .byte_list(rejected)
             .byte_list(aggregates);

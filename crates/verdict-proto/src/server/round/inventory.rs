@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party, ServerId};
 use verdict_group::par;
-use verdict_nizk::BatchVerifier;
+use verdict_nizk::{BatchVerifier, WeighedBatch};
 
 use super::super::common::Core;
 use super::super::state::{Inventory, Rejected, Running, Submitted, XorSums};
@@ -95,17 +95,22 @@ impl<S: ProtoSuite> Running<S> {
         let mut inspected = par::map(&arrived, |(_, msg)| {
             inspect::<S>(config, open, session, round, msg)
         });
-        // The signature batches' weights, drawn in arrival order; then every batch checked.
-        let weighed: Vec<_> = inspected
-            .iter_mut()
-            .map(|i| {
-                i.as_mut()
-                    .ok()
-                    .map(|i| core::mem::take(&mut i.signatures).weigh(&mut core.rng))
-            })
+        // The signature batches' weights, drawn in arrival order; then all batches checked as
+        // one (one MSM over every inventory's signatures, split evenly over the threads; each
+        // batch on its own only if that fails).
+        let mut weighed = Vec::with_capacity(inspected.len());
+        let mut batch_of = Vec::with_capacity(inspected.len());
+        for i in inspected.iter_mut() {
+            batch_of.push(i.is_ok().then_some(weighed.len()));
+            if let Ok(i) = i {
+                weighed.push(core::mem::take(&mut i.signatures).weigh(&mut core.rng));
+            }
+        }
+        let checked = WeighedBatch::verify_together(&weighed);
+        let signatures_hold: Vec<bool> = batch_of
+            .iter()
+            .map(|b| b.and_then(|b| checked.get(b)).is_some_and(Result::is_ok))
             .collect();
-        let signatures_hold =
-            par::map(&weighed, |w| w.as_ref().is_some_and(|w| w.verify().is_ok()));
         for (((j, msg), inspected), signed) in
             arrived.into_iter().zip(inspected).zip(signatures_hold)
         {
