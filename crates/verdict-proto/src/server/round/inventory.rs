@@ -1,5 +1,5 @@
-//! Inventories: checking the other servers' signed inventories (signatures in one batch per
-//! inventory, every rejection justified), all of a round's together once the last arrives.
+//! Inventories: checking the other servers' signed inventories (client signatures batched,
+//! every rejection justified), all of a round's together once the last arrives.
 //!
 //! # Why together
 //!
@@ -9,9 +9,11 @@
 //! that arrives is only held (its envelope and signature were checked on arrival, and its
 //! header is tracked for equivocation), and when the last of the other servers' is in, all
 //! are checked at once: the work that needs no randomness in parallel, inventory by
-//! inventory, and what draws from the server's generator in arrival order, so the draws do
-//! not depend on the thread count. With two servers there is one other inventory, checked
-//! as it arrives, as before.
+//! inventory; the signature batches' weights drawn from the server's generator in arrival
+//! order (so the draws do not depend on the thread count); then every inventory's signatures
+//! as one batch (one MSM split evenly over the threads, each inventory's batch alone only if
+//! that fails), and the rejections justified, in arrival order. With two servers there is one
+//! other inventory, checked as it arrives, as before.
 //!
 //! A held inventory is never lost to a timeout: before a missing server is named, the held
 //! ones are checked ([`Running::check_arrived_inventories`]), so a defective inventory is
