@@ -12,6 +12,8 @@ use verdict_proto::{
     WindowPolicy,
 };
 
+mod common;
+
 type Hg = HashingGenerator<Ristretto255>;
 
 /// Links with jitter, so servers and clients see messages in different interleavings (a
@@ -774,7 +776,7 @@ fn two_signed_versions_leave_the_xor_slots_intact() {
 
 #[test]
 fn invalid_server_ciphertext_is_named_with_its_slot() {
-    use verdict_proto::wire::{Envelope, Kind, Reader, Writer, write_byte_list};
+    use verdict_proto::wire::{Kind, Reader, Writer, write_byte_list};
     let mut sim = Simulator::<Hg>::new_paused(
         policy(Mode::Verifiable(Verification::Eager)),
         3,
@@ -785,24 +787,19 @@ fn invalid_server_ciphertext_is_named_with_its_slot() {
     .unwrap();
     // Server 1 sends, to everyone, round-1 ciphertexts whose third slot carries another
     // slot's ciphertext: well-formed, validly signed, but the proof is for the wrong slot.
-    let key = sim.signing_key(Party::Server(ServerId(1))).unwrap().clone();
-    let mut rng =
-        <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(3);
-    sim.set_tamper(Box::new(move |from, _to, bytes| {
-        let Ok(env) = Envelope::<Ristretto255>::from_bytes(&bytes) else {
-            return Some(bytes);
-        };
-        let h = env.header().clone();
-        if from != Party::Server(ServerId(1)) || h.kind != Kind::ServerCiphertexts || h.round != 1 {
-            return Some(bytes);
-        }
-        let mut list = Reader::new(&env.payload).byte_list().unwrap();
-        list[2] = list[0].clone();
-        let mut w = Writer::new();
-        write_byte_list(&mut w, &list);
-        let payload = w.finish();
-        Some(Envelope::seal(&key, h.kind, h.sender, h.session, 1, payload, &mut rng).to_bytes())
-    }));
+    common::rewrite_server_step(
+        &mut sim,
+        ServerId(1),
+        Kind::ServerCiphertexts,
+        1,
+        |payload| {
+            let mut list = Reader::new(payload).byte_list().unwrap();
+            list[2] = list[0].clone();
+            let mut w = Writer::new();
+            write_byte_list(&mut w, &list);
+            w.finish()
+        },
+    );
     sim.start();
     sim.run_rounds(3, Duration::from_secs(60));
     let h = halts(&sim);

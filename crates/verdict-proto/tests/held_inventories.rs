@@ -13,7 +13,7 @@ use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{Event, Mode, ServerFault, Verification};
 
 mod common;
-use common::{nobody_blamed, policy, quiet_net, rounds_completed};
+use common::{nobody_blamed, policy, quiet_net, reseal, rewrite_server_step, rounds_completed};
 
 type G = Ristretto255;
 type Hg = HashingGenerator<G>;
@@ -169,41 +169,24 @@ fn a_forged_signature_in_one_of_the_inventories_checked_together_names_its_serve
     )
     .unwrap();
     let key = sim.signing_key(Party::Server(ServerId(1))).unwrap().clone();
-    let session = sim.server(0).unwrap().session().0;
     let mut rng =
         <rand_chacha::ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(8);
-    sim.set_tamper(Box::new(move |from, _to, bytes| {
-        let Ok(env) = Envelope::<G>::from_bytes(&bytes) else {
-            return Some(bytes);
-        };
-        let h = env.header().clone();
-        if from != Party::Server(ServerId(1)) || h.kind != Kind::Inventory || h.round != 1 {
-            return Some(bytes);
-        }
-        let mut r = Reader::new(&env.payload);
+    rewrite_server_step(&mut sim, ServerId(1), Kind::Inventory, 1, move |payload| {
+        let mut r = Reader::new(payload);
         let (mut accepted, rejected, aggregates) = (
             r.byte_list().unwrap(),
             r.byte_list().unwrap(),
             r.byte_list().unwrap(),
         );
         let first = Envelope::<G>::from_bytes(&accepted[0]).unwrap();
-        let fh = first.header().clone();
-        accepted[0] = Envelope::seal(
-            &key,
-            fh.kind,
-            fh.sender,
-            fh.session,
-            fh.round,
-            first.payload,
-            &mut rng,
-        )
-        .to_bytes();
+        // The client's header and payload, signed by the server's key.
+        accepted[0] = reseal(&key, &first, first.payload.clone(), &mut rng);
         let mut w = Writer::new();
         for list in [&accepted, &rejected, &aggregates] {
             write_byte_list(&mut w, list);
         }
-        Some(Envelope::seal(&key, h.kind, h.sender, session, 1, w.finish(), &mut rng).to_bytes())
-    }));
+        w.finish()
+    });
     sim.start();
     sim.run_rounds(3, Duration::from_secs(300));
     let halts = sim.halts();

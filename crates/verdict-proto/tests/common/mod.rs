@@ -6,12 +6,13 @@ use rand_chacha::ChaCha20Rng;
 use verdict_group::Group;
 use verdict_nizk::SigningKey;
 use verdict_proto::sim::{Adversary, Network, Simulator};
-use verdict_proto::wire::Envelope;
+use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{ClientId, Event, Party, ProtoSuite, ServerFault, ServerId};
 use verdict_proto::{Mode, Policy, Verification, WindowPolicy};
 
 /// A network with a fixed 10 ms latency and no jitter: every run of a seed interleaves the
 /// same way.
+#[allow(dead_code)] // not every test binary that shares this module uses it
 pub fn quiet_net() -> Network {
     Network {
         latency: Duration::from_millis(10),
@@ -21,6 +22,7 @@ pub fn quiet_net() -> Network {
 
 /// Short windows (2 s per round, 5 s for set-up), a 1 s rebuttal deadline and a 20 s server
 /// timeout: attacks play out in little simulated time.
+#[allow(dead_code)] // not every test binary that shares this module uses it
 pub fn policy(mode: Mode) -> Policy {
     Policy {
         mode,
@@ -76,6 +78,31 @@ pub fn reseal<G: Group>(
 ) -> Vec<u8> {
     let h = env.header();
     Envelope::seal(key, h.kind, h.sender, h.session, h.round, payload, rng).to_bytes()
+}
+
+/// Makes `server` a liar in one step: its `kind` message of `round` carries
+/// `rewrite(payload)` instead, validly signed by `server` (to every recipient).
+#[allow(dead_code)] // not every test binary that shares this module uses it
+pub fn rewrite_server_step<S: ProtoSuite>(
+    sim: &mut Simulator<S>,
+    server: ServerId,
+    kind: Kind,
+    round: u64,
+    mut rewrite: impl FnMut(&[u8]) -> Vec<u8> + 'static,
+) {
+    let key = sim.signing_key(Party::Server(server)).unwrap().clone();
+    let mut rng = <ChaCha20Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(round);
+    sim.set_tamper(Box::new(move |from, _to, bytes| {
+        let Ok(env) = Envelope::<S::G>::from_bytes(&bytes) else {
+            return Some(bytes);
+        };
+        let h = env.header();
+        if from != Party::Server(server) || h.kind != kind || h.round != round {
+            return Some(bytes);
+        }
+        let payload = rewrite(&env.payload);
+        Some(reseal(&key, &env, payload, &mut rng))
+    }));
 }
 
 /// Halts reported by the servers in `honest`, as (culprit, fault).
