@@ -372,5 +372,5 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchItem<G, H> {
 }
 
 #[cfg(test)]
-#[path = "batch_tests.rs"]
+#[path = "tests_batch.rs"]
 mod tests;
