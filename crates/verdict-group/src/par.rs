@@ -11,7 +11,8 @@
 //! thread count.
 //!
 //! The thread count is rayon's: the global pool (one thread per core) unless the caller runs
-//! inside [`with_threads`] (or its own `rayon::ThreadPool::install`).
+//! inside [`with_threads`] (or its own `rayon::ThreadPool::install`),
+//! except inside one task of a wide [`map`], where it is 1 (see [`WIDE_MAP_ITEMS_PER_THREAD`]).
 
 use crate::Group;
 use crate::error::GroupError;
@@ -514,7 +515,13 @@ mod tests {
             assert_eq!(threads_seen_by_every_thread(), vec![2, 2]);
             // A panicking task leaves no thread serial behind it.
             let failed = std::panic::catch_unwind(|| {
-                map(&wide, |&i| if i == 0 { panic!("task fails") } else { threads() })
+                map(&wide, |&i| {
+                    if i == 0 {
+                        panic!("task fails")
+                    } else {
+                        threads()
+                    }
+                })
             });
             assert!(failed.is_err());
             assert_eq!(threads_seen_by_every_thread(), vec![2, 2]);
