@@ -395,7 +395,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
             payload,
             &mut self.rng,
         );
-        let bytes: Arc<[u8]> = env.to_bytes().into();
+        let bytes = env.into_shared();
         self.transmits.push_back(Transmit {
             to,
             bytes: Arc::clone(&bytes),

@@ -99,7 +99,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
     }
 
     pub(crate) fn send(&mut self, to: Party, kind: Kind, round: u64, payload: Vec<u8>) {
-        let bytes = self.seal(kind, round, payload).to_bytes().into();
+        let bytes = self.seal(kind, round, payload).into_shared();
         self.transmits.push_back(Transmit { to, bytes });
     }
 
@@ -112,7 +112,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         round: u64,
         payload: Vec<u8>,
     ) -> Arc<[u8]> {
-        let bytes: Arc<[u8]> = self.seal(kind, round, payload).to_bytes().into();
+        let bytes = self.seal(kind, round, payload).into_shared();
         for c in clients {
             self.transmits.push_back(Transmit {
                 to: Party::Client(*c),

@@ -13,7 +13,6 @@
 //! ([`ServerFault::BadMessage`]).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{Party, ServerId};
@@ -109,7 +108,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
             round,
             payloads::ByteList::encode(&[signed_header]),
         );
-        let bytes: Arc<[u8]> = env.to_bytes().into();
+        let bytes = env.into_shared();
         self.send_to_servers(&bytes);
     }
 
@@ -133,7 +132,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
         }
         self.echoed.insert((kind, round));
         let env = self.seal(Kind::Echo, round, payloads::ByteList::encode(&heads));
-        let bytes: Arc<[u8]> = env.to_bytes().into();
+        let bytes = env.into_shared();
         self.send_to_servers(&bytes);
     }
 

@@ -11,8 +11,6 @@
 //! halts us too — the reporter has stopped — but is reported as [`Event::PeerHalted`], on the
 //! reporter's word, never as our own accusation.
 
-use std::sync::Arc;
-
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::{ClientId, Party, ServerId, SessionId};
 
@@ -205,7 +203,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Core<S, R> {
                 encode_fault(&mut w, &fault);
                 w.byte_list(&evidence);
                 let alert = self.seal(Kind::Alert, self.round, w.finish());
-                let bytes: Arc<[u8]> = alert.to_bytes().into();
+                let bytes = alert.into_shared();
                 self.send_to_servers(&bytes);
                 self.events.push_back(Event::Halted {
                     server: culprit,

@@ -149,11 +149,12 @@ impl<G: Group> Received<G> {
 
     /// Our own sealed message, encoded once: the bytes that go out are the bytes we keep.
     pub(crate) fn sealed(env: Envelope<G>) -> Self {
-        let raw = SharedBytes::from(env.to_bytes());
+        let (signed, payload_len) = (env.signed.clone(), env.payload.len());
+        let raw = SharedBytes::new(env.into_shared());
         // The encoding ends with the payload.
-        let payload = raw.len().saturating_sub(env.payload.len())..raw.len();
+        let payload = raw.len().saturating_sub(payload_len)..raw.len();
         Self {
-            signed: env.signed,
+            signed,
             raw,
             payload,
         }
