@@ -97,9 +97,10 @@ fn is_wide(len: usize) -> bool {
 }
 
 /// `f()` with this thread's helpers serial, restoring the previous setting afterwards (also
-/// on unwinding, so that a panicking task does not leave its thread serial for good). A thread
-/// waiting inside a task may run a stolen task of an unrelated caller, which then also runs
-/// serially: slower, never different.
+/// on unwinding, so that a panicking task does not leave its thread serial for good). Through
+/// this module a wide task never waits for other threads (its helpers run in place); only a
+/// direct rayon call inside one could, and a task it stole meanwhile would run serially too:
+/// slower, never different.
 #[cfg(feature = "parallel")]
 fn as_wide_task<U>(f: impl FnOnce() -> U) -> U {
     struct Restore(bool);

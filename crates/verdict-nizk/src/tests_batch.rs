@@ -54,6 +54,27 @@ fn images_are_never_merged() {
     assert!(acc.holds());
 }
 
+/// `count` Schnorr proofs of knowledge of `first_secret + i` (proof `i`), drawn from a
+/// generator seeded with `seed`; those at `wrong` prove the secret plus one instead.
+fn schnorr_proofs(
+    ctx: &Context,
+    seed: u64,
+    count: u64,
+    first_secret: u64,
+    wrong: &[u64],
+) -> Vec<(Schnorr<G>, Proof<G>)> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    (0..count)
+        .map(|i| {
+            let x = S::from_u64(first_secret + i);
+            let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
+            let w = if wrong.contains(&i) { x + S::one() } else { x };
+            let proof = st.prove(&mut ctx.transcript(), &[w], &mut rng).unwrap();
+            (st, proof)
+        })
+        .collect()
+}
+
 /// A batch of 64 proofs with invalid ones at both ends of the runs the parallel path splits
 /// into, and a malformed one: 1 and 2 threads name the same proofs, draw the same weights
 /// (the RNG is left in the same state), and items made apart and weights drawn apart
@@ -61,20 +82,8 @@ fn images_are_never_merged() {
 #[test]
 fn one_and_two_threads_name_the_same_invalid_proofs() {
     let ctx = Context::new(b"verdict-nizk/batch-test", [3u8; 32]);
-    let mut rng = ChaCha20Rng::seed_from_u64(2);
-    let mut cases = Vec::new();
-    for i in 0..64u64 {
-        let x = S::from_u64(100 + i);
-        let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
-        // Proofs 0, 31, 32 and 63 prove the wrong secret.
-        let w = if [0, 31, 32, 63].contains(&i) {
-            x + S::one()
-        } else {
-            x
-        };
-        let proof = st.prove(&mut ctx.transcript(), &[w], &mut rng).unwrap();
-        cases.push((st, proof));
-    }
+    // Proofs 0, 31, 32 and 63 prove the wrong secret.
+    let cases = schnorr_proofs(&ctx, 2, 64, 100, &[0, 31, 32, 63]);
     let run = |threads: usize, apart: bool| {
         verdict_group::par::with_threads(threads, || {
             let mut batch = BatchVerifier::<G>::new();
@@ -127,15 +136,7 @@ fn one_and_two_threads_name_the_same_invalid_proofs() {
 #[test]
 fn batches_checked_together_answer_as_each_alone() {
     let ctx = Context::new(b"verdict-nizk/batch-test", [6u8; 32]);
-    let mut rng = ChaCha20Rng::seed_from_u64(6);
-    let mut proofs = Vec::new();
-    for i in 0..90u64 {
-        let x = S::from_u64(300 + i);
-        let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
-        let w = if i == 47 { x + S::one() } else { x };
-        let proof = st.prove(&mut ctx.transcript(), &[w], &mut rng).unwrap();
-        proofs.push((st, proof));
-    }
+    let proofs = schnorr_proofs(&ctx, 6, 90, 300, &[47]);
     let batches = |ranges: &[core::ops::Range<usize>], malformed: bool| {
         let mut weights = ChaCha20Rng::seed_from_u64(7);
         ranges
