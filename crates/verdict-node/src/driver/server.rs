@@ -1,9 +1,9 @@
 //! The server driver.
 //!
 //! The server's clock moves only through `handle_timeout`: the loop calls it with the current
-//! time before every `handle_message`, and when `poll_timeout`'s deadline passes (as the
-//! simulator does). Round outputs bound for clients are appended to the history before they
-//! are queued.
+//! time before every batch of messages it hands in (`handle_messages`: what queued up while
+//! the server was busy), and when `poll_timeout`'s deadline passes (as the simulator does).
+//! Round outputs bound for clients are appended to the history before they are queued.
 
 use std::future::Future;
 use std::path::Path;
@@ -119,15 +119,22 @@ pub async fn run<S: ProtoSuite>(
         let deadline = server.poll_timeout().map(|t| start + t);
         tokio::select! {
             msg = inbound.recv() => {
-                let Some((from, bytes)) = msg else { break };
-                metrics.received(bytes.len());
-                if faults.censor.is_some_and(|c| from == Party::Client(c))
-                    && Header::from_prefix(&bytes).is_ok_and(|h| h.kind == Kind::Submission)
-                {
-                    continue;
+                let Some(first) = msg else { break };
+                // Whatever else queued up while the server was busy goes in with it: the
+                // batch is opened (signatures, digests) on every thread at once.
+                let mut batch = Vec::with_capacity(1 + inbound.len().min(BATCH_MAX - 1));
+                let mut next = Some(first);
+                while let Some((from, bytes)) = next {
+                    metrics.received(bytes.len());
+                    let censored = faults.censor.is_some_and(|c| from == Party::Client(c))
+                        && Header::from_prefix(&bytes).is_ok_and(|h| h.kind == Kind::Submission);
+                    if !censored {
+                        batch.push((from, bytes));
+                    }
+                    next = (batch.len() < BATCH_MAX).then(|| inbound.try_recv().ok()).flatten();
                 }
                 server.handle_timeout(start.elapsed());
-                server.handle_message(from, bytes);
+                server.handle_messages(batch);
             }
             () = sleep_until(deadline) => server.handle_timeout(start.elapsed()),
             () = &mut shutdown => break,
@@ -136,6 +143,11 @@ pub async fn run<S: ProtoSuite>(
     tracing::info!(%me, "server stopping");
     Ok(())
 }
+
+/// The most messages handed to the server at once: a round's submissions from one server's
+/// clients and the servers' step messages fit, and the batch holds no more than the inbound
+/// queue already did.
+const BATCH_MAX: usize = 256;
 
 /// Sleeps until `deadline`, or forever without one.
 pub(crate) async fn sleep_until(deadline: Option<Instant>) {

@@ -1,7 +1,7 @@
 //! The server role.
 //!
 //! A server is a sans-IO state machine: feed it peers' bytes with [`Server::handle_message`]
-//! and the time with [`Server::handle_timeout`]; take what it wants sent from
+//! (or what arrived together with [`Server::handle_messages`], see `arrival`) and the time with [`Server::handle_timeout`]; take what it wants sent from
 //! [`Server::poll_transmit`], what happened from [`Server::poll_event`], and when it next
 //! needs a timeout from [`Server::poll_timeout`]. It never reads a clock or touches a socket.
 //!
@@ -14,8 +14,9 @@
 //!
 //! Layout (quinn-proto style): [`Server`] is a `common::Core` (identity, keys, clock,
 //! outbox, equivocation tracker) and a `state::State` (set-up, running, halted). This module
-//! is the router, the only place that matches on the state; each stage's handlers take the
-//! stage's data and the core and return `Result<_, Stop>` (`stop`): `setup`, `round/*`
+//! is the router, the only place that matches on the state (`arrival` opens what comes in and
+//! hands it here); each stage's handlers take the stage's data and the core and return
+//! `Result<_, Stop>` (`stop`): `setup`, `round/*`
 //! (submission window, inventories, server ciphertexts, reveal, certification), `blame`,
 //! `equivocation`, `timer`, and the simulator's `adversary` switches.
 
@@ -33,10 +34,11 @@ use crate::keys::SecretKeys;
 use crate::setup::SetupLog;
 use crate::slot::OpenSlot;
 use crate::suite::{ProtoSuite, ServerSecrets, XorOf};
-use crate::wire::{Kind, Received, Role, SharedBytes};
+use crate::wire::{Kind, Received};
 use state::Signature;
 
 mod adversary;
+mod arrival;
 mod blame;
 mod common;
 mod equivocation;
@@ -276,51 +278,6 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     /// The next event.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.core.events.pop_front()
-    }
-
-    /// Handles bytes received from `from`. They are kept as they are (shared, not copied, when
-    /// given as an `Arc<[u8]>` or [`SharedBytes`]): whatever of them becomes evidence is these
-    /// bytes, and a message kept for a later step is not verified or decoded again.
-    pub fn handle_message(&mut self, from: Party, bytes: impl Into<SharedBytes>) {
-        if matches!(self.state, State::Halted) {
-            return;
-        }
-        let msg = match self
-            .core
-            .config
-            .open_unsigned(&self.core.session, from, bytes)
-        {
-            Ok(m) => m,
-            Err(e) => return self.core.reject(e),
-        };
-        let signature = if self.defers_signature(&msg) {
-            Signature::Deferred
-        } else if let Err(e) = self.core.config.check_signature(&msg) {
-            return self.core.reject(e);
-        } else {
-            Signature::Checked
-        };
-        let h = msg.header();
-        if !h.kind.allowed(from, Role::Server) {
-            return self.core.reject(MessageError::Unexpected {
-                from,
-                kind: h.kind.name(),
-                round: h.round,
-            });
-        }
-        self.dispatch(msg, signature);
-        self.drain_loopback();
-    }
-
-    /// Whether `msg`'s signature may wait: a client's submission to the window we are
-    /// collecting, checked in one batch with the others' before the window may close (one
-    /// multi-scalar multiplication instead of one verification per client).
-    fn defers_signature(&self, msg: &Received<S::G>) -> bool {
-        let h = msg.header();
-        matches!(h.sender, Party::Client(_))
-            && h.kind == Kind::Submission
-            && matches!(&self.state, State::Running(run)
-                if run.round.number == h.round && run.round.step == state::RoundStep::Collecting)
     }
 
     /// Our own broadcasts, in the order we sent them, each handled like a peer's message.

@@ -28,10 +28,16 @@ use crate::suite::ProtoSuite;
 mod adversary;
 mod durable;
 mod network;
+mod outcome;
+#[cfg(test)]
+mod record;
 mod restart;
 mod traffic;
 mod upstream;
 mod workers;
+
+#[cfg(test)]
+mod tests_arrival;
 
 #[cfg(feature = "adversary")]
 pub use adversary::Adversary;
@@ -110,6 +116,8 @@ pub struct Simulator<S: ProtoSuite> {
     upstream_policy: upstream::UpstreamPolicy,
     /// Servers modelled as sharded over workers ([`Simulator::model_workers`]).
     workers: workers::WorkerModel,
+    #[cfg(test)]
+    recorder: record::Recorder,
 }
 
 impl<S: ProtoSuite> core::fmt::Debug for Simulator<S> {
@@ -236,6 +244,8 @@ impl<S: ProtoSuite> Simulator<S> {
             disks: durable::Disks::default(),
             upstream_policy: upstream::UpstreamPolicy::default(),
             workers: workers::WorkerModel::default(),
+            #[cfg(test)]
+            recorder: record::Recorder::default(),
         };
         Ok(sim)
     }
@@ -381,6 +391,8 @@ impl<S: ProtoSuite> Simulator<S> {
                     }
                     while let Some(t) = srv.poll_transmit() {
                         self.histories.record(s, &t);
+                        #[cfg(test)]
+                        self.recorder.transmit(who, &t);
                         out.push(t);
                     }
                 }
@@ -472,33 +484,45 @@ impl<S: ProtoSuite> Simulator<S> {
                     return false;
                 };
                 self.now = self.now.max(p.at);
-                self.messages += 1;
+                let to = p.to;
+                let batch = match to {
+                    Party::Server(_) => self.arrived_together(p),
+                    Party::Client(_) => vec![p],
+                };
+                self.messages += batch.len();
                 // Before the clock starts: the worker model times itself, and its time is not
                 // the server's.
-                if let Party::Server(s) = p.to
+                if let Party::Server(s) = to
                     && let Some(srv) = self.servers.get(s.index())
                 {
-                    self.workers.before_delivery(srv, p.from, &p.bytes);
+                    for p in &batch {
+                        self.workers.before_delivery(srv, p.from, &p.bytes);
+                    }
                 }
+                #[cfg(test)]
+                self.recorder
+                    .messages(to, self.now, batch.iter().map(|p| (p.from, &p.bytes)));
                 let start = Instant::now();
-                match p.to {
+                match to {
                     Party::Server(s) => {
                         if let Some(srv) = self.servers.get_mut(s.index()) {
                             srv.handle_timeout(self.now);
-                            srv.handle_message(p.from, p.bytes);
+                            srv.handle_messages(batch.into_iter().map(|p| (p.from, p.bytes)));
                         }
                     }
                     Party::Client(c) => {
                         if let Some(cl) = self.clients.get_mut(c.index()) {
-                            cl.handle_message(p.from, Arc::clone(&p.bytes));
-                            if self.disks.clients.contains_key(&c) {
-                                self.disks.after_message(c, &p.bytes, cl.checkpoint());
+                            for p in batch {
+                                cl.handle_message(p.from, Arc::clone(&p.bytes));
+                                if self.disks.clients.contains_key(&c) {
+                                    self.disks.after_message(c, &p.bytes, cl.checkpoint());
+                                }
                             }
                         }
                     }
                 }
-                *self.cpu.entry(p.to).or_default() += start.elapsed();
-                self.collect(p.to);
+                *self.cpu.entry(to).or_default() += start.elapsed();
+                self.collect(to);
                 true
             }
             (_, Some((t, who))) => {
@@ -509,12 +533,38 @@ impl<S: ProtoSuite> Simulator<S> {
                 {
                     srv.handle_timeout(self.now);
                 }
+                #[cfg(test)]
+                self.recorder.timeout(who, self.now);
                 *self.cpu.entry(who).or_default() += start.elapsed();
                 self.collect(who);
                 true
             }
             _ => false,
         }
+    }
+
+    /// `first` and every other message due at the same instant for the same server, in queue
+    /// order: what a server's driver finds queued together and hands in with one
+    /// [`Server::handle_messages`]. Messages due then for others stay queued as they were.
+    /// Each participant still gets its messages in (time, sequence) order; what changes is only
+    /// which participant runs first among those with messages due at one instant, and with it
+    /// the sequence numbers of what they send.
+    fn arrived_together(&mut self, first: Pending) -> Vec<Pending> {
+        let (at, to) = (first.at, first.to);
+        let mut batch = vec![first];
+        let mut others = Vec::new();
+        while let Some(next) = self.queue.peek()
+            && next.at == at
+            && let Some(next) = self.queue.pop()
+        {
+            if next.to == to {
+                batch.push(next);
+            } else {
+                others.push(next);
+            }
+        }
+        self.queue.extend(others);
+        batch
     }
 
     /// Runs until every live server has completed `rounds` rounds, all servers halted, or
@@ -544,52 +594,5 @@ impl<S: ProtoSuite> Simulator<S> {
             }
         }
         self.now - start
-    }
-
-    /// Every halt any server reported: (reporting server, named culprit, fault).
-    pub fn halts(&self) -> Vec<(ServerId, ServerId, crate::ServerFault)> {
-        self.events
-            .iter()
-            .filter_map(|(_, p, e)| match (p, e) {
-                (Party::Server(by), Event::Halted { server, fault, .. }) => {
-                    Some((*by, *server, fault.clone()))
-                }
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The exclusions `who` reported, in order.
-    pub fn exclusions(&self, who: Party) -> Vec<(ClientId, crate::ExclusionReason)> {
-        self.events_of(who)
-            .filter_map(|e| match e {
-                Event::Excluded { client, reason, .. } => Some((*client, *reason)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The messages `who` saw delivered, in order.
-    pub fn delivered(&self, who: Party) -> Vec<Vec<u8>> {
-        self.events_of(who)
-            .filter_map(|e| match e {
-                Event::Delivered { message, .. } => Some(message.clone()),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// How many messages were handed to participants so far (each one call of a
-    /// `handle_message`).
-    pub fn messages_delivered(&self) -> usize {
-        self.messages
-    }
-
-    /// Events of one participant.
-    pub fn events_of(&self, who: Party) -> impl Iterator<Item = &Event> {
-        self.events
-            .iter()
-            .filter(move |(_, p, _)| *p == who)
-            .map(|(_, _, e)| e)
     }
 }
