@@ -3,7 +3,9 @@
 //! `VERDICT_THREADS` picks the thread counts (default `1,2`). Each operation runs `--reps`
 //! times per thread count (default 5), the counts alternating; the median and the minimum are
 //! printed with the speed-up against the first count. The first row is the machine's ceiling:
-//! independent multiplications with nothing serial, whose speed-up bounds every other row's.
+//! independent multiplications with nothing serial, whose speed-up bounds every other row's;
+//! the second is the ceiling of a row that is one large multi-scalar multiplication split in
+//! parts. Each thread count has one pool for the whole run.
 //! A check that the parallel paths pay off, not the measurement of record (that is
 //! `cargo xtask bench` with `VERDICT_THREADS`, on an idle machine).
 
@@ -150,6 +152,24 @@ fn raw_op() -> (String, Op) {
     ("raw 1024 constant-time multiplications".into(), op)
 }
 
+/// The second ceiling: one variable-time multi-scalar multiplication of 2,049 terms (a
+/// 1,024-signature batch's size) as `par::msm_vartime` splits it, one part per thread. The
+/// parts are summed; each pays Pippenger's per-window bucket sums in full, so this row's
+/// speed-up, below the first row's, bounds every row whose work is one large MSM.
+fn raw_msm_op() -> (String, Op) {
+    type S = <Ristretto255 as Group>::Scalar;
+    let mut r = rng(12);
+    let n = 2049;
+    let scalars: Vec<S> = (0..n)
+        .map(|_| <S as verdict_group::Scalar>::random(&mut r))
+        .collect();
+    let points: Vec<Ristretto255> = (0..n).map(|_| Ristretto255::random(&mut r)).collect();
+    let op: Op = Box::new(move || {
+        std::hint::black_box(par::msm_vartime(&scalars, &points).is_ok());
+    });
+    ("raw MSM of 2049 terms (vartime)".into(), op)
+}
+
 /// 1024 signatures in one batch (an inventory's forwarded submissions are ~900).
 fn signatures_op() -> (String, Op) {
     let mut r = rng(7);
@@ -243,13 +263,18 @@ fn main() -> Result<(), String> {
     let counts = verdict_bench::macro_bench::threads::thread_counts()
         .map_err(|e| e.to_string())?
         .unwrap_or_else(|| vec![1, 2]);
-    let mut ops = vec![raw_op()];
+    let mut ops = vec![raw_op(), raw_msm_op()];
     ops.extend(hg_ops(256)?);
     ops.extend(hg_ops(4096)?);
     ops.push(xor_op()?);
     ops.push(signatures_op());
     ops.extend(shuffle_ops());
-    ops.retain(|(name, _)| filter.as_ref().is_none_or(|f| name.contains(f.as_str())));
+    // NAME-FILTER: substrings separated by `|`; an operation runs if its name holds one.
+    ops.retain(|(name, _)| {
+        filter
+            .as_ref()
+            .is_none_or(|f| f.split('|').any(|part| name.contains(part)))
+    });
     println!(
         "operation\t{}",
         counts
@@ -258,16 +283,22 @@ fn main() -> Result<(), String> {
             .collect::<Vec<_>>()
             .join("\t")
     );
+    // One pool per thread count, kept for the whole run: a fresh pool per repetition would
+    // time its threads' start-up and wake-up, not the operation.
+    let pools = counts
+        .iter()
+        .map(|&t| par::Pool::new(t))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
     for (name, op) in &ops {
         let mut times = vec![Vec::new(); counts.len()];
         for _ in 0..reps {
-            for (k, &t) in counts.iter().enumerate() {
-                let took = par::with_threads(t, || {
+            for (k, pool) in pools.iter().enumerate() {
+                let took = pool.install(|| {
                     let t0 = Instant::now();
                     op();
                     t0.elapsed()
-                })
-                .map_err(|e| e.to_string())?;
+                });
                 times[k].push(took);
             }
         }

@@ -331,7 +331,57 @@ pub struct PoolError {
     pub reason: String,
 }
 
-/// Runs `f` with the helpers limited to `threads` threads (a fresh rayon pool of that size).
+/// A pool of a fixed number of threads for the helpers, kept across calls: work handed to
+/// [`Pool::install`] again and again finds its threads already started. A fresh pool per call
+/// ([`with_threads`]) makes the first split of every call wait for a thread to start and be
+/// scheduled; on a virtual machine that wait varies by milliseconds, so a benchmark that
+/// alternates thread counts many times builds one pool per count up front.
+#[derive(Debug)]
+pub struct Pool {
+    #[cfg(feature = "parallel")]
+    pool: rayon::ThreadPool,
+}
+
+impl Pool {
+    /// A pool of `threads` threads (at least one). Without the `parallel` feature it holds
+    /// nothing and [`Pool::install`] simply runs its closure.
+    pub fn new(threads: usize) -> Result<Self, PoolError> {
+        #[cfg(feature = "parallel")]
+        {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.max(1))
+                .build()
+                .map_err(|e| PoolError {
+                    threads,
+                    reason: e.to_string(),
+                })?;
+            Ok(Self { pool })
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            let _ = threads;
+            Ok(Self {})
+        }
+    }
+
+    /// Runs `f` with the helpers limited to this pool's threads.
+    pub fn install<T, F>(&self, f: F) -> T
+    where
+        T: Send,
+        F: FnOnce() -> T + Send,
+    {
+        #[cfg(feature = "parallel")]
+        {
+            self.pool.install(f)
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            f()
+        }
+    }
+}
+
+/// Runs `f` with the helpers limited to `threads` threads (a fresh [`Pool`] of that size).
 /// Without the `parallel` feature `f` simply runs (everything is serial anyway). For tests
 /// comparing thread counts and for benchmarks measuring scaling (`VERDICT_THREADS`).
 pub fn with_threads<T, F>(threads: usize, f: F) -> Result<T, PoolError>
@@ -339,22 +389,7 @@ where
     T: Send,
     F: FnOnce() -> T + Send,
 {
-    #[cfg(feature = "parallel")]
-    {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads.max(1))
-            .build()
-            .map_err(|e| PoolError {
-                threads,
-                reason: e.to_string(),
-            })?;
-        Ok(pool.install(f))
-    }
-    #[cfg(not(feature = "parallel"))]
-    {
-        let _ = threads;
-        Ok(f())
-    }
+    Ok(Pool::new(threads)?.install(f))
 }
 
 #[cfg(test)]
@@ -371,6 +406,17 @@ mod tests {
         let two = with_threads(2, &f).unwrap();
         assert_eq!(one, two, "1 and 2 threads disagree");
         one
+    }
+
+    #[test]
+    fn a_pool_keeps_its_thread_count_across_installs() {
+        let two = if cfg!(feature = "parallel") { 2 } else { 1 };
+        let pool = Pool::new(2).unwrap();
+        for _ in 0..3 {
+            assert_eq!(pool.install(threads), two);
+        }
+        assert_eq!(Pool::new(0).unwrap().install(threads), 1);
+        assert_eq!(with_threads(2, threads).unwrap(), two);
     }
 
     #[test]
