@@ -102,8 +102,18 @@ fn bad_signatures(sim: &Simulator<Hg>, c: u32) -> usize {
         .count()
 }
 
+// The signature counters are per thread: the simulation runs on a one-thread pool so that
+// every check (a batch of arrivals is opened in parallel with `parallel`) is counted here.
 #[test]
 fn own_submissions_are_checked_in_one_batch_once_each() {
+    verdict_group::par::with_threads(
+        1,
+        own_submissions_are_checked_in_one_batch_once_each_on_this_thread,
+    )
+    .unwrap();
+}
+
+fn own_submissions_are_checked_in_one_batch_once_each_on_this_thread() {
     let mut sim = sim(31);
     let (before, before_batched) = (signature_checks::checked(), signature_checks::batched());
     sim.start();

@@ -37,8 +37,18 @@ fn server(j: u32) -> Party {
     Party::Server(ServerId(j))
 }
 
+// The signature counters are per thread: the simulation runs on a one-thread pool so that
+// every check (a batch of arrivals is opened in parallel with `parallel`) is counted here.
 #[test]
 fn early_messages_are_verified_once_on_arrival() {
+    verdict_group::par::with_threads(
+        1,
+        early_messages_are_verified_once_on_arrival_on_this_thread,
+    )
+    .unwrap();
+}
+
+fn early_messages_are_verified_once_on_arrival_on_this_thread() {
     let mut sim =
         Simulator::<Hg>::new_paused(policy(Verification::Eager), 3, 6, quiet_net(), 21).unwrap();
     // Server 1's set-up messages reach server 2 late: servers 0 and 1 open round 0 first,
