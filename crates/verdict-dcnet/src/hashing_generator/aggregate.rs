@@ -4,7 +4,7 @@
 
 use rand_core::{CryptoRng, RngCore};
 use verdict_group::{FrameError, MessageGroup, Scalar, framing};
-use verdict_nizk::{BatchVerifier, Encoded};
+use verdict_nizk::{BatchItem, BatchVerifier, Encoded};
 use zeroize::Zeroizing;
 
 use crate::aggregate::{Aggregating, ElementSum};
@@ -106,10 +106,12 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
             return Err(all());
         };
         let v = Encoded::new(v);
-        let mut bad = Vec::new();
-        let mut batch = BatchVerifier::<G>::with_capacity(items.len());
-        let mut index = Vec::with_capacity(items.len());
-        for (k, (slot, ct)) in items.iter().enumerate() {
+        // Binding each slot's statement and hashing its transcript (which absorbs the whole
+        // accepted set) is the part of a slot's check that is not the multi-scalar
+        // multiplication, and each slot's is independent: in parallel with the `parallel`
+        // feature, then added to the batch in slot order, so the batch (and the weights its
+        // check draws) is the serial one.
+        let prepared = verdict_group::par::map(items, |(slot, ct)| {
             let statement = (ct.elements.len() == slot.data().generators.len())
                 .then(|| {
                     server_dleq::statement(
@@ -119,13 +121,19 @@ impl<G: MessageGroup> Aggregating for HashingGenerator<G> {
                     )
                     .ok()
                 })
-                .flatten();
-            let Some(st) = statement else {
+                .flatten()?;
+            let t = Self::server_transcript(session, slot.slot_round(), server, accepted);
+            Some(BatchItem::new(&statement, t, &ct.proof))
+        });
+        let mut bad = Vec::new();
+        let mut batch = BatchVerifier::<G>::with_capacity(items.len());
+        let mut index = Vec::with_capacity(items.len());
+        for (k, item) in prepared.into_iter().enumerate() {
+            let Some(item) = item else {
                 bad.push(k);
                 continue;
             };
-            let t = Self::server_transcript(session, slot.slot_round(), server, accepted);
-            batch.add(&st, t, &ct.proof);
+            batch.add_item(item);
             index.push(k);
         }
         if let Err(e) = batch.verify(rng) {

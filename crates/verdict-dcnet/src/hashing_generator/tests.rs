@@ -76,3 +76,43 @@ fn short_client_ciphertext_names_the_client() {
         })
     );
 }
+
+/// One server's ciphertexts of many slots checked as one batch (each slot's statement and
+/// transcript prepared on its own, in parallel with the `parallel` feature): a ciphertext
+/// with an element missing and one made for another slot are named by their positions, and
+/// nothing else, whatever the thread count.
+#[test]
+fn a_batch_of_slots_names_exactly_its_bad_positions_on_any_thread_count() {
+    let mut r = testing::rng(33);
+    let w = testing::setup::<C>(4, 2, 1, &mut r);
+    let server = ServerId(0);
+    let state = &w.servers[0];
+    let ids = [ClientId(0), ClientId(1), ClientId(2), ClientId(3)];
+    let slots: Vec<PreparedSlot<C>> = (0..12)
+        .map(|k| PreparedSlot::new(&w.session, SlotRound::new(0, k, 64)).unwrap())
+        .collect();
+    let mut cts: Vec<_> = slots
+        .iter()
+        .map(|s| C::server_ciphertext_for(&w.session, s, state, &ids, &mut r).unwrap())
+        .collect();
+    cts[3].elements.pop();
+    cts[8] = cts[9].clone();
+    let items: Vec<_> = slots.iter().zip(&cts).collect();
+    for threads in [1, 2] {
+        let got = verdict_group::par::with_threads(threads, || {
+            C::verify_server_slots_for(&w.session, server, &ids, &items, &mut testing::rng(34))
+        })
+        .unwrap();
+        assert_eq!(got, Err(vec![3, 8]), "{threads} thread(s)");
+    }
+    let good: Vec<_> = items
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| ![3, 8].contains(k))
+        .map(|(_, item)| *item)
+        .collect();
+    assert_eq!(
+        C::verify_server_slots_for(&w.session, server, &ids, &good, &mut r),
+        Ok(())
+    );
+}

@@ -40,19 +40,21 @@ impl<S: ProtoSuite> Running<S> {
         let mut lazy_bad: BTreeMap<ClientId, u32> = BTreeMap::new();
         let mut accusations = Vec::new();
         let mut failed = Vec::new();
-        // Every slot reveals on its own (combining is pure): in parallel with the `parallel`
-        // feature; interpreting the outputs (accusations, in slot order) stays serial.
+        // Every slot reveals on its own (combining is pure), and its payload is interpreted
+        // on its own (the owner's signature checked): in parallel with the `parallel` feature;
+        // the outputs and accusations are then taken in slot order.
         let (nets, round) = (&run.nets, &run.round);
         let ks: Vec<usize> = (0..round.open.len()).collect();
         let reveals = par::map(&ks, |&k| {
             let prepared = round.prepared.get(k)?;
+            let open = round.open.get(k)?;
             let servers: Vec<&ServerCt<S>> = round
                 .server_cts
                 .iter()
                 .flatten()
                 .filter_map(|(_, v)| v.get(k))
                 .collect();
-            Some(match (prepared, nets.aggregator()) {
+            let revealed = match (prepared, nets.aggregator()) {
                 (Prepared::Ver(p), Some(aggregator)) => {
                     let aggregates: Vec<&S::Aggregate> = round
                         .forwarded
@@ -76,24 +78,31 @@ impl<S: ProtoSuite> Running<S> {
                         None => Revealed::Corrupt(Vec::new()),
                     }
                 }
-            })
-        });
-        for (k, (open, revealed)) in run.round.open.iter().zip(reveals).enumerate() {
-            let Some(revealed) = revealed else { continue };
-            let pseudonym = run.nets.ver.roster().pseudonym(open.slot).ok().cloned();
+            };
+            let mut accusation = Vec::new();
             let (out, next) = match revealed {
                 Revealed::Empty => (SlotOutput::Empty, 0),
-                Revealed::Payload(payload) => interpret::<S>(
-                    open,
-                    &payload,
-                    &session,
-                    round_no,
-                    pseudonym.as_ref(),
-                    hybrid,
-                    &mut accusations,
-                ),
+                Revealed::Payload(payload) => {
+                    let pseudonym = nets.ver.roster().pseudonym(open.slot).ok();
+                    interpret::<S>(
+                        open,
+                        &payload,
+                        &session,
+                        round_no,
+                        pseudonym,
+                        hybrid,
+                        &mut accusation,
+                    )
+                }
                 Revealed::Corrupt(raw) => (SlotOutput::Corrupt(raw), 0),
             };
+            Some((out, next, accusation))
+        });
+        for (k, (open, revealed)) in run.round.open.iter().zip(reveals).enumerate() {
+            let Some((out, next, accusation)) = revealed else {
+                continue;
+            };
+            accusations.extend(accusation);
             if (lazy || S::AGGREGATION.aggregates())
                 && open.kind == SlotKind::Verifiable
                 && matches!(out, SlotOutput::Corrupt(_))
