@@ -36,6 +36,14 @@ impl<G: Group> VerifyingKey<G> {
             })
         }
     }
+    /// The key `point`, already encoded; `None` for the identity, as [`Self::from_point`].
+    pub fn from_encoded(point: Encoded<G>) -> Option<Self> {
+        if point.point().is_identity() {
+            None
+        } else {
+            Some(Self { point })
+        }
+    }
     /// The public point.
     pub fn point(&self) -> &G {
         self.point.point()

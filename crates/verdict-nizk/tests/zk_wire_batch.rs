@@ -219,6 +219,16 @@ fn signatures() {
     assert_eq!(VerifyingKey::<G>::from_bytes(&vb).unwrap(), vk);
     assert!(VerifyingKey::<G>::from_bytes(&[0u8; 32]).is_err());
     assert!(VerifyingKey::<G>::from_bytes(&[vb.clone(), vec![1]].concat()).is_err());
+    // From an encoded point: the same key as from the point, and never the identity.
+    assert_eq!(
+        VerifyingKey::from_encoded(Encoded::new(*vk.point())),
+        VerifyingKey::from_point(*vk.point())
+    );
+    assert_eq!(
+        VerifyingKey::from_encoded(Encoded::new(*vk.point())),
+        Some(vk.clone())
+    );
+    assert!(VerifyingKey::<G>::from_encoded(Encoded::new(G::identity())).is_none());
     assert!(SigningKey::<G>::from_secret(verdict_group::SecretScalar::new(S::zero())).is_none());
     // A signing key prints as its public half, never its secret (logs see it).
     assert!(!format!("{sk:?}").contains(&format!("{:?}", sk.secret().expose())));

@@ -432,10 +432,12 @@ impl<S: ProtoSuite> SetupLog<S> {
 
     /// The outcome, once the shuffle is done.
     pub fn outcome(&self) -> Option<SetupOutcome<S>> {
-        let slots = self.shuffle.slots()?;
-        let pseudonyms = slots
+        // The keys arrive encoded (one batch when the slots opened): no second encoding.
+        let pseudonyms = self
+            .shuffle
+            .slot_keys()?
             .iter()
-            .map(|p| VerifyingKey::from_point(*p))
+            .map(|k| VerifyingKey::from_encoded(k.clone()))
             .collect::<Option<Vec<_>>>()?;
         Some(SetupOutcome {
             pseudonyms,

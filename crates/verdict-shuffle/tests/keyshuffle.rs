@@ -263,6 +263,13 @@ fn slots_of(s: &Setup, subs: &[Vec<u8>], rng: &mut ChaCha20Rng) -> Vec<G> {
         ks.receive_decryption(j, &msg).unwrap();
     }
     assert_eq!(ks.phase(), Phase::Done);
+    // The encoded keys are the slots, each with its canonical encoding.
+    let keys = ks.slot_keys().unwrap();
+    let points: Vec<G> = keys.iter().map(|k| *k.point()).collect();
+    assert_eq!(points, ks.slots().unwrap());
+    for k in keys {
+        assert_eq!(k.as_bytes(), k.point().to_bytes().as_ref());
+    }
     ks.slots().unwrap().to_vec()
 }
 
@@ -284,7 +291,15 @@ fn identity_and_shared_pseudonym_keys_are_dropped_not_fatal() {
             .unwrap()
             .to_bytes();
     }
-    let slots = slots_of(&s, &subs, &mut rng);
+    // The slots open alike on one and two threads (keys summed and encoded in parallel).
+    let on = |threads| {
+        verdict_group::par::with_threads(threads, || {
+            slots_of(&s, &subs, &mut ChaCha20Rng::seed_from_u64(78))
+        })
+        .unwrap()
+    };
+    let slots = on(1);
+    assert_eq!(on(2), slots);
     // The three honest clients keep a slot each; the identity and both copies are gone.
     assert_eq!(slots.len(), 3);
     for c in [0, 2, 5] {

@@ -46,6 +46,8 @@ pub struct KeyShuffle<G: Group> {
     x_final: Vec<Encoded<G>>,
     decryptions: Vec<Option<DecryptionStep<G>>>,
     slots: Option<Vec<G>>,
+    /// `slots` with their encodings (computed in one batch when the slots open).
+    slot_keys: Option<Vec<Encoded<G>>>,
     phase: Phase,
 }
 
@@ -62,6 +64,7 @@ impl<G: Group> KeyShuffle<G> {
             lists: Vec::new(),
             x_final: Vec::new(),
             slots: None,
+            slot_keys: None,
             phase: Phase::Submissions,
         }
     }
@@ -237,7 +240,9 @@ impl<G: Group> KeyShuffle<G> {
         if self.decryptions.iter().all(Option::is_some) {
             let steps: Vec<DecryptionStep<G>> =
                 self.decryptions.iter().flatten().cloned().collect();
-            self.slots = Some(open_slots(list, &steps));
+            let keys = open_slots(list, &steps);
+            self.slots = Some(keys.iter().map(|k| *k.point()).collect());
+            self.slot_keys = Some(keys);
             self.phase = Phase::Done;
         }
         Ok(())
@@ -249,6 +254,12 @@ impl<G: Group> KeyShuffle<G> {
     /// slots than participants.
     pub fn slots(&self) -> Option<&[G]> {
         self.slots.as_deref()
+    }
+
+    /// [`Self::slots`] with their encodings, once [`Phase::Done`] (what a pseudonym roster is
+    /// built from, without encoding every key again).
+    pub fn slot_keys(&self) -> Option<&[Encoded<G>]> {
+        self.slot_keys.as_deref()
     }
 
     /// The slot of pseudonym key `key`, once [`Phase::Done`].

@@ -241,24 +241,26 @@ pub(super) fn verify_decryption_with<G: Group>(
 pub(super) fn open_slots<G: Group>(
     list: &CiphertextList<G>,
     steps: &[DecryptionStep<G>],
-) -> Vec<G> {
-    let points: Vec<G> = list
-        .iter()
-        .enumerate()
-        .map(|(i, c)| c.y - steps.iter().map(|s| *s.shares[i].point()).sum::<G>())
-        .collect();
-    let mut keys: Vec<(G::Repr, G)> = G::batch_to_bytes(&points)
+) -> Vec<Encoded<G>> {
+    // Each key is its ciphertext's `y` less every server's share, independently of the others,
+    // and the keys are encoded in one batch: both in parallel with the `parallel` feature
+    // (the encodings are canonical, so the order and the slots are the serial path's).
+    let indices: Vec<usize> = (0..list.len()).collect();
+    let cts = list.as_slice();
+    let points: Vec<G> = verdict_group::par::map(&indices, |&i| {
+        cts[i].y - steps.iter().map(|s| *s.shares[i].point()).sum::<G>()
+    });
+    let mut keys: Vec<Encoded<G>> = Encoded::batch_new(&points)
         .into_iter()
-        .zip(points)
-        .filter(|(_, p)| !p.is_identity())
+        .filter(|k| !k.point().is_identity())
         .collect();
-    keys.sort_by(|a, b| a.0.as_ref().cmp(b.0.as_ref()));
+    keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     let unique = |i: usize| {
-        let same = |j: Option<&(G::Repr, G)>| j.is_some_and(|k| k.0.as_ref() == keys[i].0.as_ref());
+        let same = |j: Option<&Encoded<G>>| j.is_some_and(|k| k.as_bytes() == keys[i].as_bytes());
         !same(i.checked_sub(1).and_then(|j| keys.get(j))) && !same(keys.get(i + 1))
     };
     (0..keys.len())
         .filter(|&i| unique(i))
-        .map(|i| keys[i].1)
+        .map(|i| keys[i].clone())
         .collect()
 }
