@@ -255,12 +255,16 @@ pub(super) fn open_slots<G: Group>(
         .filter(|k| !k.point().is_identity())
         .collect();
     keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-    let unique = |i: usize| {
-        let same = |j: Option<&Encoded<G>>| j.is_some_and(|k| k.as_bytes() == keys[i].as_bytes());
-        !same(i.checked_sub(1).and_then(|j| keys.get(j))) && !same(keys.get(i + 1))
-    };
-    (0..keys.len())
-        .filter(|&i| unique(i))
-        .map(|i| keys[i].clone())
+    let unique: Vec<bool> = (0..keys.len())
+        .map(|i| {
+            let same =
+                |j: Option<&Encoded<G>>| j.is_some_and(|k| k.as_bytes() == keys[i].as_bytes());
+            !same(i.checked_sub(1).and_then(|j| keys.get(j))) && !same(keys.get(i + 1))
+        })
+        .collect();
+    // Kept keys move out of the sorted list (no copy of their encodings).
+    keys.into_iter()
+        .zip(unique)
+        .filter_map(|(k, keep)| keep.then_some(k))
         .collect()
 }
