@@ -12,7 +12,7 @@ use verdict_proto::{
     WindowPolicy,
 };
 
-mod common;
+use crate::common;
 
 type Hg = HashingGenerator<Ristretto255>;
 

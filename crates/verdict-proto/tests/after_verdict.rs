@@ -18,7 +18,7 @@ use verdict_proto::wire::payloads::Inventory;
 use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{ClientId, Event, Mode, Party, ServerId, Verification};
 
-mod common;
+use crate::common;
 use common::{jammed_hybrid, only_jammer_excluded, policy, reseal};
 
 type G = Ristretto255;

@@ -22,7 +22,7 @@ use verdict_proto::sim::Simulator;
 use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{Accusation, ClientId, Mode, Party, ServerFault, ServerId, Verification};
 
-mod common;
+use crate::common;
 use common::{excluded_by, halts_seen_by, jammed_hybrid, only_jammer_excluded, policy, reseal};
 
 type G = Ristretto255;

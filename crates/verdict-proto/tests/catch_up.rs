@@ -3,7 +3,7 @@
 //! and takes part again; without the request it would wait forever for a round long over.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use core::time::Duration;
 use std::cell::RefCell;

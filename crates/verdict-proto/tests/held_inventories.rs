@@ -12,7 +12,7 @@ use verdict_proto::sim::{Adversary, Simulator};
 use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{Event, Mode, ServerFault, Verification};
 
-mod common;
+use crate::common;
 use common::{nobody_blamed, policy, quiet_net, reseal, rewrite_server_step, rounds_completed};
 
 type G = Ristretto255;

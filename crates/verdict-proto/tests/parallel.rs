@@ -6,7 +6,7 @@
 //! serial and the test still holds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::rc::Rc;

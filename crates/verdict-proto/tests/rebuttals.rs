@@ -15,7 +15,7 @@ use verdict_proto::sim::Simulator;
 use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{ClientId, Event, KeyUse, Mode, Party, Policy, ServerId, Verification};
 
-mod common;
+use crate::common;
 use common::{jammed_hybrid, only_jammer_excluded, policy};
 
 type G = Ristretto255;

@@ -4,7 +4,7 @@
 //! and takes part again — without anybody being blamed, itself included.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use core::time::Duration;
 use std::cell::RefCell;

@@ -3,7 +3,7 @@
 //! same absent clients, nobody is blamed for an absence, and the rest of the group runs rounds.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use core::time::Duration;
 use std::cell::RefCell;

@@ -6,7 +6,7 @@
 //! client per round, and only from the client's roster upstream.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use core::time::Duration;
 use std::cell::RefCell;

@@ -19,7 +19,7 @@ use verdict_proto::sim::Simulator;
 use verdict_proto::wire::{Envelope, Kind};
 use verdict_proto::{Event, Mode, Policy, ServerFault, Verification, WindowPolicy};
 
-mod common;
+use crate::common;
 use common::{policy, quiet_net};
 
 type G = Ristretto255;

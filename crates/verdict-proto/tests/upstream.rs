@@ -4,7 +4,7 @@
 //! old upstream stops waiting for the client, and a restarted client keeps its new upstream.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use core::time::Duration;
 

@@ -4,7 +4,7 @@
 //! must not make a client ask anybody for anything.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use core::time::Duration;
 use std::cell::RefCell;

@@ -20,8 +20,7 @@ use verdict_proto::{
     WindowPolicy,
 };
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 use common::{excluded_by, halts_seen_by, policy, quiet_net, reseal};
 
 type G = Ristretto255;
