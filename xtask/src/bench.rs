@@ -148,12 +148,56 @@ fn criterion_args(o: &Args) -> Vec<String> {
     a
 }
 
+/// Set on the release build that a dev build of xtask hands a benchmark run to, so that a
+/// release build with debug assertions turned on cannot hand it on again.
+const HANDED_OVER: &str = "VERDICT_XTASK_BENCH_RELEASE";
+
 /// Runs the task; returns whether it succeeded.
 pub(crate) fn run(root: &Path, args: &Args) -> bool {
+    if runs_macros_unoptimized(args) {
+        return hand_over_to_release(root);
+    }
     match run_with(root, args) {
         Ok(ok) => ok,
         Err(e) => {
             eprintln!("bench: {e}");
+            false
+        }
+    }
+}
+
+/// Whether this process would time the macro benchmarks in a dev build.
+///
+/// The macro benchmarks run inside this process, so they measure the profile xtask was built
+/// with, and `cargo xtask` builds the dev profile: our crates at opt-level 1 with debug
+/// assertions and overflow checks, right for tidy and the vectors, wrong for timing a protocol.
+/// (The criterion benchmarks are separate `cargo bench` processes and always optimized.)
+fn runs_macros_unoptimized(o: &Args) -> bool {
+    cfg!(debug_assertions) && !o.no_macro && !o.replot && std::env::var_os(HANDED_OVER).is_none()
+}
+
+/// Runs this same command line (`bench` and its options) in a release build of xtask, which
+/// cargo builds first if needed, and returns whether it succeeded.
+fn hand_over_to_release(root: &Path) -> bool {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    eprintln!(
+        "bench: the macro benchmarks run in this process, which is a dev build; \
+         running `cargo run --release --package xtask -- {}` instead",
+        args.iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let status = std::process::Command::new(crate::cargo_bin())
+        .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
+        .args(&args)
+        .env(HANDED_OVER, "1")
+        .current_dir(root)
+        .status();
+    match status {
+        Ok(s) => s.success(),
+        Err(e) => {
+            eprintln!("bench: could not run cargo: {e}");
             false
         }
     }
@@ -461,6 +505,21 @@ mod tests {
             Ok(other) => Err(format!("parsed as {other:?}")),
             Err(e) => Err(e.to_string()),
         }
+    }
+
+    /// Only a run that times macro benchmarks moves to a release build: the criterion-only run
+    /// and the replot stay in the process that was asked.
+    #[test]
+    fn only_macro_runs_of_a_dev_build_move_to_release() {
+        let moves =
+            |a: &[&str]| runs_macros_unoptimized(&parse(a).unwrap_or_else(|e| panic!("{e}")));
+        assert_eq!(moves(&[]), cfg!(debug_assertions));
+        assert_eq!(
+            moves(&["--no-micro", "--filter", "fig7"]),
+            cfg!(debug_assertions)
+        );
+        assert!(!moves(&["--no-macro"]));
+        assert!(!moves(&["--replot"]));
     }
 
     #[test]

@@ -67,8 +67,9 @@ pub(crate) fn render(input: &SummaryInput<'_>) -> String {
     let _ = write!(
         s,
         "<table id=\"machine\"><tr><th>command</th><td><code>{}</code></td></tr>\
-         <tr><th>date</th><td>{}</td></tr><tr><th>CPU</th><td>{} ({} logical cores; the \
-         benchmarks use one)</td></tr><tr><th>toolchain</th><td>{}</td></tr>\
+         <tr><th>date</th><td>{}</td></tr><tr><th>CPU</th><td>{} ({} logical cores: criterion \
+         benchmarks use one, the simulated sessions a pool of one thread per core, or the pool \
+         of their <code>threads=</code> label)</td></tr><tr><th>toolchain</th><td>{}</td></tr>\
          <tr><th>commit</th><td><code>{}</code></td></tr><tr><th>results</th><td>{} criterion \
          results, {} macro reports; raw: <a href=\"results.csv\">results.csv</a>, \
          <a href=\"results.json\">results.json</a>, <a href=\"summary.md\">summary.md</a>",
