@@ -87,6 +87,14 @@ pub trait MacroBench {
     fn name(&self) -> &'static str;
     /// One-line description, e.g. `"Figure 7: set-up, round and blame time vs N"`.
     fn title(&self) -> &'static str;
+    /// Whether `VERDICT_THREADS` runs this benchmark once per listed thread count
+    /// ([`threads`]). Only a figure of CPU time spent in this process's pool, which the scaling
+    /// table compares, says yes (Figure 7). Figure 6 counts bytes, which no pool changes;
+    /// Figure 8 replays its workload as deployed, on the default pool; the loopback group
+    /// pins every process it starts to one thread of round work. These run once.
+    fn scales_with_threads(&self) -> bool {
+        false
+    }
     /// Runs the benchmark. `progress` receives one short line per step of a long run (for
     /// example each N of Figure 7), which the driver prints with the elapsed time.
     fn run(
@@ -144,7 +152,8 @@ impl fmt::Debug for MacroEntry {
     }
 }
 
-/// A ready entry, run once per thread count of `VERDICT_THREADS` when it is set.
+/// A ready entry, run once per thread count of `VERDICT_THREADS` when it is set and the
+/// benchmark [scales with threads](MacroBench::scales_with_threads).
 fn ready(make: fn() -> Box<dyn MacroBench>) -> MacroEntry {
     MacroEntry::Ready(Box::new(threads::Threaded::new(make)))
 }

@@ -301,6 +301,10 @@ impl MacroBench for Fig7 {
         "Figure 7: set-up, round and blame time vs number of clients (M = 8 servers)"
     }
 
+    fn scales_with_threads(&self) -> bool {
+        true
+    }
+
     fn run(
         &self,
         config: &MacroConfig,

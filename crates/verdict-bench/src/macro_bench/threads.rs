@@ -1,8 +1,10 @@
-//! Scaling runs: `VERDICT_THREADS=1,2` runs every macro benchmark once per listed thread count,
+//! Scaling runs: `VERDICT_THREADS=1,2` runs every macro benchmark that
+//! [scales with threads](super::MacroBench::scales_with_threads) once per listed thread count,
 //! in the listed order (`1,2,1,2` alternates), each run inside a rayon pool of that size, and
-//! labels its rows `"<series> threads=<t>"`. Unset, a benchmark runs once on the default pool
-//! (one thread per core, since this crate enables the `parallel` feature of the crates it
-//! measures) and its rows keep their names.
+//! labels its rows `"<series> threads=<t>"`. Unset, or for the other benchmarks, a benchmark
+//! runs once on the default pool (one thread per core, since this crate enables the `parallel`
+//! feature of the crates it measures) and its rows keep their names: rows labelled with a
+//! thread count they were not measured on would be worse than none.
 
 use std::sync::mpsc;
 
@@ -39,6 +41,7 @@ pub struct Threaded {
     make: fn() -> Box<dyn MacroBench>,
     name: &'static str,
     title: &'static str,
+    scales: bool,
 }
 
 impl Threaded {
@@ -49,6 +52,7 @@ impl Threaded {
             make,
             name: b.name(),
             title: b.title(),
+            scales: b.scales_with_threads(),
         }
     }
 }
@@ -62,12 +66,28 @@ impl MacroBench for Threaded {
         self.title
     }
 
+    fn scales_with_threads(&self) -> bool {
+        self.scales
+    }
+
     fn run(
         &self,
         config: &MacroConfig,
         progress: &mut dyn FnMut(&str),
     ) -> Result<MacroReport, MacroError> {
-        let Some(counts) = thread_counts()? else {
+        self.run_on_counts(thread_counts()?, config, progress)
+    }
+}
+
+impl Threaded {
+    /// [`MacroBench::run`] with the thread counts given (`None`: `VERDICT_THREADS` unset).
+    fn run_on_counts(
+        &self,
+        counts: Option<Vec<usize>>,
+        config: &MacroConfig,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MacroReport, MacroError> {
+        let Some(counts) = counts.filter(|_| self.scales) else {
             return (self.make)().run(config, progress);
         };
         let mut merged: Option<MacroReport> = None;
@@ -128,6 +148,62 @@ fn run_on(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reports the size of the pool it ran on as its one row.
+    struct PoolSize<const SCALES: bool>;
+
+    impl<const SCALES: bool> MacroBench for PoolSize<SCALES> {
+        fn name(&self) -> &'static str {
+            "pool-size"
+        }
+        fn title(&self) -> &'static str {
+            "the pool a run sees"
+        }
+        fn scales_with_threads(&self) -> bool {
+            SCALES
+        }
+        fn run(&self, _: &MacroConfig, _: &mut dyn FnMut(&str)) -> Result<MacroReport, MacroError> {
+            Ok(MacroReport {
+                name: self.name().into(),
+                title: self.title().into(),
+                x_label: String::new(),
+                y_label: String::new(),
+                log_x: false,
+                log_y: false,
+                rows: vec![super::super::MacroRow {
+                    series: "pool".into(),
+                    x: 1.0,
+                    y: par::threads() as f64,
+                }],
+                notes: Vec::new(),
+            })
+        }
+    }
+
+    fn rows(b: &Threaded, counts: Option<Vec<usize>>) -> Vec<(String, f64)> {
+        let report = b
+            .run_on_counts(counts, &MacroConfig::default(), &mut |_| {})
+            .unwrap();
+        report.rows.into_iter().map(|r| (r.series, r.y)).collect()
+    }
+
+    #[test]
+    fn only_a_scaling_benchmark_runs_once_per_thread_count() {
+        let scaling = Threaded::new(|| Box::new(PoolSize::<true>));
+        let once = Threaded::new(|| Box::new(PoolSize::<false>));
+        let listed = || Some(vec![1, 2, 1]);
+        assert_eq!(
+            rows(&scaling, listed()),
+            [
+                ("pool threads=1".to_owned(), 1.0),
+                ("pool threads=2".to_owned(), 2.0),
+                ("pool threads=1".to_owned(), 1.0),
+            ]
+        );
+        let default_pool = par::threads() as f64;
+        assert_eq!(rows(&once, listed()), [("pool".to_owned(), default_pool)]);
+        assert_eq!(rows(&scaling, None), [("pool".to_owned(), default_pool)]);
+    }
 
     #[test]
     fn thread_counts_parse() {
