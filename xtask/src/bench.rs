@@ -155,7 +155,7 @@ const HANDED_OVER: &str = "VERDICT_XTASK_BENCH_RELEASE";
 /// Runs the task; returns whether it succeeded.
 pub(crate) fn run(root: &Path, args: &Args) -> bool {
     if runs_macros_unoptimized(args) {
-        return hand_over_to_release(root);
+        return hand_over_to_release();
     }
     match run_with(root, args) {
         Ok(ok) => ok,
@@ -177,30 +177,14 @@ fn runs_macros_unoptimized(o: &Args) -> bool {
 }
 
 /// Runs this same command line (`bench` and its options) in a release build of xtask, which
-/// cargo builds first if needed, and returns whether it succeeded.
-fn hand_over_to_release(root: &Path) -> bool {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    eprintln!(
-        "bench: the macro benchmarks run in this process, which is a dev build; \
-         running `cargo run --release --package xtask -- {}` instead",
-        args.iter()
-            .map(|a| a.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
-    let status = std::process::Command::new(crate::cargo_bin())
-        .args(["run", "--release", "--quiet", "--package", "xtask", "--"])
-        .args(&args)
-        .env(HANDED_OVER, "1")
-        .current_dir(root)
-        .status();
-    match status {
-        Ok(s) => s.success(),
-        Err(e) => {
-            eprintln!("bench: could not run cargo: {e}");
-            false
-        }
-    }
+/// cargo builds first if needed, and returns whether it succeeded. clap has already parsed
+/// every argument as UTF-8, so they pass on unchanged.
+fn hand_over_to_release() -> bool {
+    eprintln!("bench: the macro benchmarks run in this process, which is a dev build");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut cargo_args = vec!["run", "--release", "--quiet", "--package", "xtask", "--"];
+    cargo_args.extend(args.iter().map(String::as_str));
+    crate::cargo(&cargo_args, &[(HANDED_OVER, "1")])
 }
 
 fn run_with(root: &Path, o: &Args) -> Result<bool, String> {

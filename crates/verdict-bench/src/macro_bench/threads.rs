@@ -55,31 +55,7 @@ impl Threaded {
             scales: b.scales_with_threads(),
         }
     }
-}
 
-impl MacroBench for Threaded {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn title(&self) -> &'static str {
-        self.title
-    }
-
-    fn scales_with_threads(&self) -> bool {
-        self.scales
-    }
-
-    fn run(
-        &self,
-        config: &MacroConfig,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<MacroReport, MacroError> {
-        self.run_on_counts(thread_counts()?, config, progress)
-    }
-}
-
-impl Threaded {
     /// [`MacroBench::run`] with the thread counts given (`None`: `VERDICT_THREADS` unset).
     fn run_on_counts(
         &self,
@@ -113,6 +89,28 @@ impl Threaded {
             }
         }
         merged.ok_or_else(|| MacroError(format!("{THREADS_VAR} lists no thread count")))
+    }
+}
+
+impl MacroBench for Threaded {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn title(&self) -> &'static str {
+        self.title
+    }
+
+    fn scales_with_threads(&self) -> bool {
+        self.scales
+    }
+
+    fn run(
+        &self,
+        config: &MacroConfig,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<MacroReport, MacroError> {
+        self.run_on_counts(thread_counts()?, config, progress)
     }
 }
 
