@@ -4,7 +4,7 @@
 mod common;
 
 use ark_ec::{CurveGroup, PrimeGroup, VariableBaseMSM};
-use ark_ff::UniformRand;
+use ark_ff::{BigInteger, PrimeField, UniformRand};
 use ark_secp256r1::{Affine, Fr, Projective};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -69,6 +69,16 @@ fn secret_vs_public(c: &mut Criterion) {
     g.bench_function("vartime/mul", |b| {
         b.iter(|| black_box(p).mul_vartime(black_box(&s)))
     });
+    // The raw constant-time library on the same point and scalar: RustCrypto `p256` 0.13's
+    // fixed-window ladder and its normalization (one inversion), what `ct/mul` ran on before
+    // its Jacobian ladder. Item 3 of issue 17 reports `ct/mul` as a ratio against this row.
+    let rc_point = rustcrypto_point(&p);
+    let rc_scalar = <p256_rustcrypto::Scalar as p256_rustcrypto::elliptic_curve::ops::Reduce<
+        p256_rustcrypto::U256,
+    >>::reduce_bytes(&s.to_bytes().into());
+    g.bench_function("raw-rustcrypto/mul", |b| {
+        b.iter(|| (black_box(rc_point) * black_box(rc_scalar)).to_affine())
+    });
     g.bench_function("ct/mul_generator", |b| {
         b.iter(|| P256::mul_generator(black_box(&s)))
     });
@@ -94,6 +104,22 @@ fn secret_vs_public(c: &mut Criterion) {
         },
     );
     g.finish();
+}
+
+/// A verdict-group P-256 point as a RustCrypto `p256` point, through its uncompressed
+/// coordinates (both libraries use SEC1).
+fn rustcrypto_point(p: &P256) -> p256_rustcrypto::ProjectivePoint {
+    use p256_rustcrypto::elliptic_curve::sec1::FromEncodedPoint;
+    let affine = p.0.into_affine();
+    let mut x = [0u8; 32];
+    let mut y = [0u8; 32];
+    x.copy_from_slice(&affine.x.into_bigint().to_bytes_be());
+    y.copy_from_slice(&affine.y.into_bigint().to_bytes_be());
+    let encoded =
+        p256_rustcrypto::EncodedPoint::from_affine_coordinates(&x.into(), &y.into(), false);
+    p256_rustcrypto::AffinePoint::from_encoded_point(&encoded)
+        .unwrap()
+        .into()
 }
 
 fn wrapper(c: &mut Criterion) {

@@ -19,7 +19,9 @@
 //! the identity or on doubling), a 4-bit fixed-window ladder that reads its table with
 //! `subtle` conditional selection, inversion by a fixed exponentiation, and `CtOption` instead
 //! of branches for validity. This module uses it for the multiplications whose scalar is
-//! secret and converts points at the boundary.
+//! secret and converts points at the boundary. One product or one scalar times many bases
+//! runs on a faster ladder of ours over `p256`'s field (`jacobian.rs`); the fixed-base table
+//! and the MSM use `p256`'s points.
 //!
 //! # What is and is not constant time here
 //!
@@ -53,6 +55,7 @@ use p256_rustcrypto::{
 };
 use zeroize::{Zeroize, Zeroizing};
 
+use super::jacobian::{self, AffineBytes, Jacobian};
 use super::point::{IDENTITY_ENCODING, Point};
 use super::scalar::{Scalar, bigint_from_be, bigint_to_be};
 use crate::traits::{FixedBaseTable, Group, Scalar as _};
@@ -137,30 +140,59 @@ fn to_ct_scalar(s: &Scalar) -> Zeroizing<CtScalar> {
     Zeroizing::new(<CtScalar as Reduce<U256>>::reduce_bytes(&bytes))
 }
 
-/// `s · P` in constant time in `s` (RustCrypto's fixed-window ladder), before normalization.
-fn mul_projective(base: &CtPoint, s: &Scalar) -> Zeroizing<CtPoint> {
-    let k = to_ct_scalar(s);
-    Zeroizing::new(*base * *k)
+/// A public arkworks point in the Jacobian coordinates of [`jacobian`], from its normalized
+/// form.
+fn to_jacobian(p: &Affine) -> Option<Jacobian> {
+    match p.xy() {
+        None => Some(Jacobian::IDENTITY),
+        Some((x, y)) => Jacobian::from_affine_bytes(&fq_bytes(&x), &fq_bytes(&y)),
+    }
+}
+
+/// A normalized secret-dependent result as an arkworks point with `Z = 1` and its SEC1
+/// encoding (branch-free parity prefix); `None` is the identity.
+fn from_affine_bytes(xy: Option<&AffineBytes>) -> (Point, [u8; 33]) {
+    let Some(xy) = xy else {
+        return (Point::identity(), IDENTITY_ENCODING);
+    };
+    let mut x = FieldBytes::default();
+    let mut y = FieldBytes::default();
+    x.copy_from_slice(&xy[..32]);
+    y.copy_from_slice(&xy[32..]);
+    let point = Point(Affine::new_unchecked(fq_from_ct(&x), fq_from_ct(&y)).into_group());
+    let mut encoding = [0u8; 33];
+    encoding[0] = 0x02 | (y[31] & 1);
+    encoding[1..].copy_from_slice(&x);
+    x.zeroize();
+    y.zeroize();
+    (point, encoding)
 }
 
 /// `s · P`, constant time in `s`; `None` only for a base off the curve (impossible).
 pub(crate) fn mul(p: &Point, s: &Scalar) -> Option<Point> {
-    let base = to_ct(&p.0.into_affine())?;
-    let q = mul_projective(&base, s);
-    let a = Zeroizing::new(q.to_affine());
-    Some(from_ct_affine(&a))
+    let base = to_jacobian(&p.0.into_affine())?;
+    let q = jacobian::mul(&base, &to_ct_scalar(s));
+    let normalized = jacobian::normalize_batch(core::slice::from_ref(&*q));
+    Some(from_affine_bytes(normalized.first().and_then(Option::as_ref)).0)
 }
 
-/// `s · Bᵢ` for every base with their encodings: one secret scalar, constant time in it.
-///
-/// Each result is normalized with its own constant-time inversion: `p256` 0.13 implements
-/// no `Invert` for its field type, so its batch normalization is not available for P-256 and
-/// the projective coordinates are private to it.
+/// `s · Bᵢ` for every base with their encodings: one secret scalar, constant time in it, all
+/// results normalized with one shared constant-time inversion.
 pub(crate) fn mul_each_encoded(bases: &[Point], s: &Scalar) -> Option<(Vec<Point>, Vec<[u8; 33]>)> {
-    let bases = to_ct_many(bases)?;
+    let projective: Vec<Projective> = bases.iter().map(|p| p.0).collect();
+    let bases: Vec<Jacobian> = Projective::normalize_batch(&projective)
+        .iter()
+        .map(to_jacobian)
+        .collect::<Option<_>>()?;
     let k = to_ct_scalar(s);
-    let products: Zeroizing<Vec<CtPoint>> = Zeroizing::new(bases.iter().map(|b| *b * *k).collect());
-    Some(normalize_and_encode(&products))
+    let products: Zeroizing<Vec<Jacobian>> =
+        Zeroizing::new(bases.iter().map(|b| *jacobian::mul(b, &k)).collect());
+    Some(
+        jacobian::normalize_batch(&products)
+            .iter()
+            .map(|xy| from_affine_bytes(xy.as_ref()))
+            .unzip(),
+    )
 }
 
 /// Normalizes secret-dependent `p256` points (a constant-time inversion each), converts them
@@ -350,6 +382,16 @@ mod tests {
             Scalar(Fr::from(2u64).pow([255u64])),
             Scalar(-Fr::from(2u64).pow([128u64])),
         ];
+        // The ends of the Jacobian ladder's argument that it never adds a point to itself
+        // (`jacobian.rs`): both sides of n/2, where the scalar is halved, and n − 16 … n − 2,
+        // where a last digit would meet the accumulator.
+        let half = Fr::from(2u64).inverse().expect("2 is invertible");
+        out.extend([
+            Scalar(half),
+            Scalar(half - Fr::one()),
+            Scalar(half + Fr::one()),
+        ]);
+        out.extend((2..=17u64).map(|j| Scalar(-Fr::from(j))));
         out.extend((0..8).map(|_| Scalar::random(&mut rng)));
         out
     }
@@ -376,6 +418,24 @@ mod tests {
                     "results come back with Z = 1"
                 );
             }
+        }
+    }
+
+    /// Random bases and scalars through the Jacobian ladder, alone and as one batch sharing
+    /// an inversion, against the variable-time wNAF.
+    #[test]
+    fn jacobian_ladder_matches_wnaf_on_random_inputs() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(0x5eed);
+        let bases: Vec<Point> = (0..48).map(|_| Point::random(&mut rng)).collect();
+        for b in &bases {
+            let s = Scalar::random(&mut rng);
+            assert_eq!(mul(b, &s), Some(b.mul_vartime(&s)));
+        }
+        let s = Scalar::random(&mut rng);
+        let (points, reprs) = mul_each_encoded(&bases, &s).expect("valid points convert");
+        for ((b, q), r) in bases.iter().zip(&points).zip(&reprs) {
+            assert_eq!(*q, b.mul_vartime(&s));
+            assert_eq!(*r, q.to_bytes());
         }
     }
 

@@ -17,7 +17,7 @@ use super::wnaf::*;
 use crate::error::{DecodeError, GroupError};
 use crate::traits::{FixedBaseTable, Group};
 
-/// `s · P` for a secret `s`: constant time in `s` (RustCrypto's `p256` ladder). The fallback
+/// `s · P` for a secret `s`: constant time in `s` (the Jacobian ladder on `p256`'s field). The fallback
 /// to the wNAF, which gives the same point, runs only if `P` could not be converted, which
 /// cannot happen for a valid point.
 fn mul_secret(p: &Point, s: &Scalar) -> Point {

@@ -1,0 +1,283 @@
+//! Constant-time variable-base P-256 multiplication in Jacobian coordinates, on `p256`'s
+//! constant-time field.
+//!
+//! # Why not `p256`'s own ladder
+//!
+//! `p256` 0.13 multiplies with complete Renes–Costello–Batina formulas in homogeneous
+//! coordinates and an unsigned 4-bit window: 252 doublings of about 13 field multiplications
+//! each, 64 additions of about 14, and one field inversion (≈ 270 multiplications) per result.
+//! Doublings dominate. The `a = −3` Jacobian doubling costs 3M + 5S, and with the secret
+//! scalar recoded into signed 5-bit digits a multiplication is 255 doublings, 51 additions and a
+//! 16-entry table. Results are normalized together with one inversion (Montgomery's trick), so a
+//! batch of `L` products costs one inversion instead of `L`.
+//!
+//! # Why incomplete addition formulas are safe here
+//!
+//! The Jacobian addition below is the general one (11M + 5S), which is wrong for `P = Q` and
+//! for an identity operand. Both identity cases are handled by constant-time selection on
+//! `Z = 0`. `P + (−P)` comes out as the identity by itself (`H = 0` gives `Z₃ = 0`). `P = Q`
+//! never reaches it, by the choice of the scalar:
+//!
+//! - The scalar `k` is replaced, in constant time, by `k' = min(k, n − k) ≤ (n − 1)/2` and the
+//!   result negated when `k` was the larger; so `k' < 2^255` and its 52 signed digits
+//!   `dᵢ ∈ [−16, 16)` need no carry out of the top.
+//! - Before digit `i` is added the accumulator is `32·Kᵢ·P` with `Kᵢ ≥ 0` the integer of the
+//!   digits above `i`, and `32·Kᵢ ≤ k'/2^{5i} + 17 < n − 16`. The addend is `dᵢ·P`. They are
+//!   equal only if `32·Kᵢ ≡ dᵢ (mod n)`: for `dᵢ ≥ 0` that forces `Kᵢ = dᵢ = 0`, two identity
+//!   operands; for `dᵢ < 0` it needs `32·Kᵢ = n + dᵢ ≥ n − 16`, which is excluded.
+//! - Building the table adds `2j·P + P` for `2j ≤ 14`: distinct unless `P` is the identity.
+//!
+//! `tests` checks scalars at both ends of that argument (`0`, `1`, `(n ± 1)/2`, `n − 1`,
+//! `n − 16 … n − 2`, `−2^k`) against arkworks' variable-time multiplication.
+//!
+//! # Constant time
+//!
+//! Every field operation is `p256`'s (Montgomery arithmetic with borrow masks, inversion by a
+//! fixed exponentiation). The sequence of operations depends only on the number of bases. The
+//! scalar's halving is a conditional negation, its recoding uses shifts and masks, table reads
+//! scan all 16 entries with conditional selection, the identity cases are conditional
+//! selections, and the batch inversion replaces a zero `Z` by one with a conditional selection
+//! first. The base points are public and enter through `from_bytes` of their coordinates.
+
+use p256_rustcrypto::elliptic_curve::scalar::IsHigh;
+use p256_rustcrypto::elliptic_curve::subtle::{
+    Choice, ConditionallyNegatable, ConditionallySelectable, ConstantTimeEq,
+};
+use p256_rustcrypto::{FieldBytes, FieldElement, Scalar as CtScalar};
+use zeroize::{Zeroize, Zeroizing};
+
+/// Signed 5-bit digits of a scalar below `2^255`: `⌈255 / 5⌉ + 1`, the last one 0 or 1.
+const DIGITS: usize = 52;
+/// Table entries `1·P … 16·P`.
+const TABLE: usize = 16;
+
+/// A point `(X : Y : Z)` standing for `(X/Z², Y/Z³)`; `Z = 0` is the identity.
+#[derive(Clone, Copy)]
+pub(super) struct Jacobian {
+    x: FieldElement,
+    y: FieldElement,
+    z: FieldElement,
+}
+
+impl Zeroize for Jacobian {
+    fn zeroize(&mut self) {
+        self.x.zeroize();
+        self.y.zeroize();
+        self.z.zeroize();
+    }
+}
+
+impl ConditionallySelectable for Jacobian {
+    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
+        Self {
+            x: FieldElement::conditional_select(&a.x, &b.x, choice),
+            y: FieldElement::conditional_select(&a.y, &b.y, choice),
+            z: FieldElement::conditional_select(&a.z, &b.z, choice),
+        }
+    }
+}
+
+impl ConditionallyNegatable for Jacobian {
+    fn conditional_negate(&mut self, choice: Choice) {
+        let negated = self.y.neg();
+        self.y.conditional_assign(&negated, choice);
+    }
+}
+
+impl Jacobian {
+    pub(super) const IDENTITY: Self = Self {
+        x: FieldElement::ONE,
+        y: FieldElement::ONE,
+        z: FieldElement::ZERO,
+    };
+
+    /// The affine point `(x, y)`, given as canonical big-endian coordinates; `None` if a
+    /// coordinate is not below `p`. Whether the point is on the curve is the caller's concern.
+    pub(super) fn from_affine_bytes(x: &FieldBytes, y: &FieldBytes) -> Option<Self> {
+        let x = Option::<FieldElement>::from(FieldElement::from_bytes(x))?;
+        let y = Option::<FieldElement>::from(FieldElement::from_bytes(y))?;
+        Some(Self {
+            x,
+            y,
+            z: FieldElement::ONE,
+        })
+    }
+
+    /// `2·P` (dbl-2001-b for `a = −3`, 3M + 5S); the identity stays the identity (`Z₃ = 2YZ`).
+    fn double(&self) -> Self {
+        let delta = self.z.square();
+        let gamma = self.y.square();
+        let beta = self.x.multiply(&gamma);
+        let t = self.x.sub(&delta).multiply(&self.x.add(&delta));
+        let alpha = t.double().add(&t);
+        let beta4 = beta.double().double();
+        let x3 = alpha.square().sub(&beta4.double());
+        let z3 = self.y.add(&self.z).square().sub(&gamma).sub(&delta);
+        let gamma8 = gamma.square().double().double().double();
+        let y3 = alpha.multiply(&beta4.sub(&x3)).sub(&gamma8);
+        Self {
+            x: x3,
+            y: y3,
+            z: z3,
+        }
+    }
+
+    /// `P + Q` (add-2007-bl, 11M + 5S) with the identity cases selected in constant time.
+    /// **Wrong for `P = Q` ≠ identity**; the module documentation shows why the ladder never
+    /// adds a point to itself.
+    fn add(&self, other: &Self) -> Self {
+        let z1z1 = self.z.square();
+        let z2z2 = other.z.square();
+        let u1 = self.x.multiply(&z2z2);
+        let u2 = other.x.multiply(&z1z1);
+        let s1 = self.y.multiply(&other.z).multiply(&z2z2);
+        let s2 = other.y.multiply(&self.z).multiply(&z1z1);
+        let h = u2.sub(&u1);
+        let i = h.double().square();
+        let j = h.multiply(&i);
+        let r = s2.sub(&s1).double();
+        let v = u1.multiply(&i);
+        let x3 = r.square().sub(&j).sub(&v.double());
+        let y3 = r.multiply(&v.sub(&x3)).sub(&s1.multiply(&j).double());
+        let z3 = self
+            .z
+            .add(&other.z)
+            .square()
+            .sub(&z1z1)
+            .sub(&z2z2)
+            .multiply(&h);
+        let sum = Self {
+            x: x3,
+            y: y3,
+            z: z3,
+        };
+        let sum = Self::conditional_select(&sum, other, self.z.is_zero());
+        Self::conditional_select(&sum, self, other.z.is_zero())
+    }
+
+    /// `1·P … 16·P`: doublings for the even multiples, `2j·P + P` for the odd ones.
+    fn table(&self) -> [Self; TABLE] {
+        let mut t = [*self; TABLE];
+        for m in 2..=TABLE {
+            t[m - 1] = if m % 2 == 0 {
+                t[m / 2 - 1].double()
+            } else {
+                t[m - 2].add(self)
+            };
+        }
+        t
+    }
+}
+
+/// The little-endian bytes of `min(k, n − k)` and whether `k` was replaced (`k > (n − 1)/2`).
+fn halve(k: &CtScalar) -> (Zeroizing<[u8; 32]>, Choice) {
+    let high = k.is_high();
+    let mut small = Zeroizing::new(*k);
+    small.conditional_negate(high);
+    let be = Zeroizing::new(small.to_bytes());
+    let mut le = Zeroizing::new([0u8; 32]);
+    for (dst, src) in le.iter_mut().zip(be.iter().rev()) {
+        *dst = *src;
+    }
+    (le, high)
+}
+
+/// Signed 5-bit digits `dᵢ ∈ [−16, 16)` of `k < 2^255`, least significant first, without
+/// branches: the carry out of a window `v` is `(v + 16) >> 5`.
+fn signed_radix32(le: &[u8; 32]) -> Zeroizing<[i8; DIGITS]> {
+    let mut digits = Zeroizing::new([0i8; DIGITS]);
+    let mut carry = 0u16;
+    for (i, digit) in digits.iter_mut().enumerate() {
+        let bit = 5 * i;
+        let (byte, shift) = (bit / 8, bit % 8);
+        let lo = u16::from(le.get(byte).copied().unwrap_or(0));
+        let hi = u16::from(le.get(byte + 1).copied().unwrap_or(0));
+        let window = ((lo | (hi << 8)) >> shift) & 0x1f;
+        let v = window + carry;
+        carry = (v + 16) >> 5;
+        *digit = (v as i16 - (carry << 5) as i16) as i8;
+    }
+    digits
+}
+
+/// `|d|·P` read from the table by a full scan, negated when `d < 0`; the identity for `d = 0`.
+fn select(table: &[Jacobian; TABLE], d: i8) -> Jacobian {
+    let mask = (d >> 7) as u8;
+    let mut magnitude = ((d as u8) ^ mask).wrapping_sub(mask);
+    let mut out = Jacobian::IDENTITY;
+    for (j, entry) in table.iter().enumerate() {
+        out.conditional_assign(entry, magnitude.ct_eq(&(j as u8 + 1)));
+    }
+    out.conditional_negate(Choice::from(mask & 1));
+    magnitude.zeroize();
+    out
+}
+
+/// `k·P` in constant time in `k`, unnormalized.
+pub(super) fn mul(base: &Jacobian, k: &CtScalar) -> Zeroizing<Jacobian> {
+    let table = base.table();
+    let (le, negate) = halve(k);
+    let digits = signed_radix32(&le);
+    let mut acc = Zeroizing::new(select(&table, digits[DIGITS - 1]));
+    let mut addend = Zeroizing::new(Jacobian::IDENTITY);
+    for &d in digits.iter().rev().skip(1) {
+        for _ in 0..5 {
+            *acc = acc.double();
+        }
+        *addend = select(&table, d);
+        *acc = acc.add(&addend);
+    }
+    acc.conditional_negate(negate);
+    acc
+}
+
+/// Affine coordinates `x ‖ y` of a point, each canonical big-endian.
+pub(super) type AffineBytes = Zeroizing<[u8; 64]>;
+
+/// Affine coordinates of every point, `None` for the identity, with one constant-time
+/// inversion for the whole batch (Montgomery's trick; a zero `Z` is replaced by one before the
+/// products and its result discarded after).
+pub(super) fn normalize_batch(points: &[Jacobian]) -> Vec<Option<AffineBytes>> {
+    let zs: Zeroizing<Vec<FieldElement>> = Zeroizing::new(
+        points
+            .iter()
+            .map(|p| FieldElement::conditional_select(&p.z, &FieldElement::ONE, p.z.is_zero()))
+            .collect(),
+    );
+    // prefix[i] = z₀ ⋯ zᵢ₋₁
+    let mut prefix: Zeroizing<Vec<FieldElement>> = Zeroizing::new(Vec::with_capacity(zs.len()));
+    let mut running = FieldElement::ONE;
+    for z in zs.iter() {
+        prefix.push(running);
+        running = running.multiply(z);
+    }
+    // Every factor is non-zero, so the product is invertible.
+    let mut inverse = Option::<FieldElement>::from(running.invert()).unwrap_or(FieldElement::ZERO);
+    let mut out = Vec::with_capacity(points.len());
+    let mut inverses: Zeroizing<Vec<FieldElement>> =
+        Zeroizing::new(vec![FieldElement::ZERO; zs.len()]);
+    for i in (0..zs.len()).rev() {
+        inverses[i] = inverse.multiply(&prefix[i]);
+        inverse = inverse.multiply(&zs[i]);
+    }
+    inverse.zeroize();
+    running.zeroize();
+    for (p, zinv) in points.iter().zip(inverses.iter()) {
+        // The identity test is a branch: see `ct.rs` on what the caller reveals anyway.
+        if bool::from(p.z.is_zero()) {
+            out.push(None);
+            continue;
+        }
+        let mut zinv2 = zinv.square();
+        let mut x = p.x.multiply(&zinv2);
+        let mut y = p.y.multiply(&zinv2.multiply(zinv));
+        let mut xy = Zeroizing::new([0u8; 64]);
+        xy[..32].copy_from_slice(&Zeroizing::new(x.to_bytes()));
+        xy[32..].copy_from_slice(&Zeroizing::new(y.to_bytes()));
+        zinv2.zeroize();
+        x.zeroize();
+        y.zeroize();
+        out.push(Some(xy));
+    }
+    out
+}
