@@ -227,14 +227,14 @@ fn replay(
     let mut clock = Duration::ZERO;
     let mut delivered: Vec<Option<u64>> = vec![None; trace.len()];
     let (mut next_post, mut pending) = (0usize, 0usize);
-    let mut seen_events = sim.events.len();
     let mut round = 0u64;
     let mut drained_since: Option<u64> = None;
     loop {
         let cost = drive::run_round(&mut sim, round, DEADLINE)?;
         clock += cost.estimated_wall();
         round_end.push(clock);
-        for (_, p, e) in sim.events.get(seen_events..).unwrap_or_default() {
+        // `run_round` leaves exactly this round's events in the log.
+        for (_, p, e) in &sim.events {
             if let (Party::Server(ServerId(0)), Event::Delivered { round, message, .. }) = (p, e)
                 && let Some(slot) = post_index(message).and_then(|i| delivered.get_mut(i))
                 && slot.is_none()
@@ -243,7 +243,6 @@ fn replay(
                 pending -= 1;
             }
         }
-        seen_events = sim.events.len();
         while let Some(post) = trace.get(next_post).filter(|p| p.at <= clock) {
             sim.submit(post.user, post_bytes(next_post, post.len))
                 .map_err(|e| MacroError(format!("submitting post {next_post}: {e}")))?;

@@ -139,7 +139,9 @@ pub struct Client<S: ProtoSuite, R: RngCore + CryptoRng> {
     id: ClientId,
     keys: SecretKeys<S::G>,
     pseudonym: SigningKey<S::G>,
-    config: GroupConfig<S>,
+    /// Shared, not copied: a simulation holds one configuration for all its participants
+    /// (2 MB per copy at N = 1024 with the registration proofs).
+    config: Arc<GroupConfig<S>>,
     session: SessionId,
     upstream: ServerId,
     rng: R,
@@ -167,11 +169,12 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     /// Its pseudonym key and set-up secrets are drawn from `rng` and live only in memory: a
     /// client that must survive a restart starts with [`Client::new_seeded`] instead.
     pub fn new(
-        config: GroupConfig<S>,
+        config: impl Into<Arc<GroupConfig<S>>>,
         id: ClientId,
         keys: SecretKeys<S::G>,
         mut rng: R,
     ) -> Result<Self, ConfigError> {
+        let config = config.into();
         let session = config.validate()?;
         let mut start = Start::derive(&config, session, id, &keys, &mut rng)?;
         let payload = core::mem::take(&mut start.payload);
@@ -185,13 +188,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     /// seed re-derives exactly the secrets the servers set up with ([`Client::resume`]). The
     /// seed must be fresh, kept secret like the client's key, and used for one session only.
     pub fn new_seeded(
-        config: GroupConfig<S>,
+        config: impl Into<Arc<GroupConfig<S>>>,
         id: ClientId,
         keys: SecretKeys<S::G>,
         seed: &SetupSeed,
         rng: R,
     ) -> Result<Self, ConfigError> {
-        let (mut client, payload) = Self::seeded(config, id, keys, seed, rng)?;
+        let (mut client, payload) = Self::seeded(config.into(), id, keys, seed, rng)?;
         client.send_setup(payload);
         Ok(client)
     }
@@ -206,7 +209,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
 
     /// The client `seed` determines, in set-up, with its set-up payload (not yet sent).
     fn seeded(
-        config: GroupConfig<S>,
+        config: Arc<GroupConfig<S>>,
         id: ClientId,
         keys: SecretKeys<S::G>,
         seed: &SetupSeed,
@@ -221,7 +224,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
 
     /// A client in set-up holding what it drew at `start` (`session`: the validated config's).
     fn assemble(
-        config: GroupConfig<S>,
+        config: Arc<GroupConfig<S>>,
         session: SessionId,
         id: ClientId,
         keys: SecretKeys<S::G>,

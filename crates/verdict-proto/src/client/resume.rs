@@ -249,7 +249,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
     /// queued again, byte for byte. A driver then calls [`Client::reconnected`] once the link
     /// to the upstream is up, which asks for the outputs certified while the client was away.
     pub fn resume(
-        config: GroupConfig<S>,
+        config: impl Into<Arc<GroupConfig<S>>>,
         id: ClientId,
         keys: SecretKeys<S::G>,
         seed: &SetupSeed,
@@ -257,7 +257,7 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Client<S, R> {
         checkpoint: &Checkpoint,
         rng: R,
     ) -> Result<Self, ResumeError> {
-        let (mut client, _setup_payload) = Self::seeded(config, id, keys, seed, rng)?;
+        let (mut client, _setup_payload) = Self::seeded(config.into(), id, keys, seed, rng)?;
         let upstream = Party::Server(client.upstream);
         let env = client
             .config

@@ -27,7 +27,8 @@ use crate::wire::{Envelope, Kind, Received, SignedHeader};
 pub(crate) struct Core<S: ProtoSuite, R> {
     pub(crate) id: ServerId,
     pub(crate) keys: SecretKeys<S::G>,
-    pub(crate) config: GroupConfig<S>,
+    /// Shared with the other participants of a simulation, not copied.
+    pub(crate) config: Arc<GroupConfig<S>>,
     pub(crate) session: SessionId,
     pub(crate) rng: R,
     /// The clients this server serves: the roster's at first, then as clients move between

@@ -119,12 +119,13 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> core::fmt::Debug for Server<S, R> {
 impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
     /// Server `id` of `config`, holding `keys`; `now` is the start time.
     pub fn new(
-        config: GroupConfig<S>,
+        config: impl Into<Arc<GroupConfig<S>>>,
         id: ServerId,
         keys: SecretKeys<S::G>,
         mut rng: R,
         now: Duration,
     ) -> Result<Self, ConfigError> {
+        let config = config.into();
         let session = config.validate()?;
         let me = Party::Server(id);
         if !config.member(me).is_some_and(|m| m.matches(&keys)) {

@@ -90,7 +90,8 @@ pub struct Simulator<S: ProtoSuite> {
     link_last: BTreeMap<(Party, Party), Duration>,
     /// Links whose one-way latency differs from the network's.
     link_latency: BTreeMap<(Party, Party), Duration>,
-    config: GroupConfig<S>,
+    /// One configuration shared by every participant (`Arc` clones, not copies).
+    config: Arc<GroupConfig<S>>,
     #[cfg(feature = "adversary")]
     adversaries: Vec<Adversary>,
     tamper: Option<TamperHook>,
@@ -185,6 +186,7 @@ impl<S: ProtoSuite> Simulator<S> {
         network: Network,
         mut rng: ChaCha20Rng,
     ) -> Result<Self, crate::ConfigError> {
+        let config = Arc::new(config);
         let mut cpu = BTreeMap::new();
         let mut servers = Vec::new();
         for (j, k) in server_keys.iter().enumerate() {
@@ -302,7 +304,14 @@ impl<S: ProtoSuite> Simulator<S> {
         let bytes: Arc<[u8]> = if self.adversaries.is_empty() {
             bytes
         } else {
-            self.misbehave(who, to, bytes.to_vec())?.into()
+            // Untouched bytes keep sharing the sender's buffer: a copy per recipient would
+            // keep a server's inventory alive once per peer in the blame history.
+            let rewritten = self.misbehave(who, to, bytes.to_vec())?;
+            if *rewritten == *bytes {
+                bytes
+            } else {
+                rewritten.into()
+            }
         };
         match self.tamper.as_mut() {
             Some(h) => h(who, to, bytes.to_vec()).map(Into::into),
