@@ -11,6 +11,7 @@ mod fig5;
 mod figs;
 mod figure;
 mod html;
+pub(crate) mod isolated;
 mod plot;
 mod png;
 mod render;
@@ -347,7 +348,7 @@ fn run_macros(o: &Args, ok: &mut bool) -> Result<(Vec<MacroReport>, Skipped), St
                         criterion::clock(t0.elapsed().as_secs())
                     )
                 };
-                match bench.run(&config, &mut progress) {
+                match isolated::run(bench.as_ref(), &config, &mut progress) {
                     Ok(r) => {
                         eprintln!(
                             "== macro {name} done in {} ({} rows)",

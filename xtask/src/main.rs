@@ -45,6 +45,8 @@ pub(crate) enum Task {
     SpecCheck(spec_check::Args),
     TestVectors(test_vectors::Args),
     Tidy(tidy::Args),
+    #[command(hide = true, name = "bench-macro-child")]
+    BenchMacroChild(bench::isolated::ChildArgs),
 }
 
 fn main() -> ExitCode {
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Some(Task::SpecCheck(args)) => spec_check::run(&root, &args),
         Some(Task::TestVectors(args)) => test_vectors::run(&root, &args),
         Some(Task::Tidy(args)) => tidy::run(&root, &args),
+        Some(Task::BenchMacroChild(args)) => bench::isolated::child(&args),
         // No task: the help, and success, as `cargo xtask` always did.
         None => match Cli::command().print_help() {
             Ok(()) => true,

@@ -91,6 +91,47 @@ fn result_json(r: &BenchResult) -> Value {
     })
 }
 
+/// One macro report as JSON (an element of `results.json`'s `"macro"`, and what an isolated
+/// run's child prints).
+pub(crate) fn macro_json(r: &MacroReport) -> Value {
+    json!({
+        "name": r.name,
+        "title": r.title,
+        "x_label": r.x_label,
+        "y_label": r.y_label,
+        "log_x": r.log_x,
+        "log_y": r.log_y,
+        "rows": r.rows.iter().map(|row| json!({"series": row.series, "x": row.x, "y": row.y})).collect::<Vec<_>>(),
+        "notes": r.notes,
+    })
+}
+
+/// The inverse of [`macro_json`]; missing fields read as empty (or `NaN`).
+pub(crate) fn parse_macro(m: &Value) -> MacroReport {
+    let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let f = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    MacroReport {
+        name: s(&m["name"]),
+        title: s(&m["title"]),
+        x_label: s(&m["x_label"]),
+        y_label: s(&m["y_label"]),
+        // Files from before the axes were recorded: Figures 6-8 are all log-log.
+        log_x: m["log_x"].as_bool().unwrap_or(true),
+        log_y: m["log_y"].as_bool().unwrap_or(true),
+        rows: m["rows"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| MacroRow {
+                series: s(&r["series"]),
+                x: f(&r["x"]),
+                y: f(&r["y"]),
+            })
+            .collect(),
+        notes: m["notes"].as_array().into_iter().flatten().map(s).collect(),
+    }
+}
+
 pub(crate) fn write_results(
     out: &Path,
     command: &str,
@@ -109,16 +150,7 @@ pub(crate) fn write_results(
             "commit": machine.commit,
         },
         "micro": results.iter().map(result_json).collect::<Vec<_>>(),
-        "macro": reports.iter().map(|r| json!({
-            "name": r.name,
-            "title": r.title,
-            "x_label": r.x_label,
-            "y_label": r.y_label,
-            "log_x": r.log_x,
-            "log_y": r.log_y,
-            "rows": r.rows.iter().map(|row| json!({"series": row.series, "x": row.x, "y": row.y})).collect::<Vec<_>>(),
-            "notes": r.notes,
-        })).collect::<Vec<_>>(),
+        "macro": reports.iter().map(macro_json).collect::<Vec<_>>(),
         "skipped_macro": skipped.iter().map(|(n, why)| json!({"name": n, "reason": why})).collect::<Vec<_>>(),
     });
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
@@ -183,30 +215,12 @@ pub(crate) fn parse_results_json(text: &str) -> Result<Loaded, String> {
             change_pct: r["change_pct"].as_f64(),
         });
     }
-    let mut reports = Vec::new();
-    for m in v["macro"].as_array().into_iter().flatten() {
-        let name = s(&m["name"]);
-        reports.push(MacroReport {
-            title: s(&m["title"]),
-            x_label: s(&m["x_label"]),
-            y_label: s(&m["y_label"]),
-            // Files from before the axes were recorded: Figures 6-8 are all log-log.
-            log_x: m["log_x"].as_bool().unwrap_or(true),
-            log_y: m["log_y"].as_bool().unwrap_or(true),
-            rows: m["rows"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|r| MacroRow {
-                    series: s(&r["series"]),
-                    x: f(&r["x"]),
-                    y: f(&r["y"]),
-                })
-                .collect(),
-            notes: m["notes"].as_array().into_iter().flatten().map(s).collect(),
-            name,
-        });
-    }
+    let reports = v["macro"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(parse_macro)
+        .collect();
     let skipped = v["skipped_macro"]
         .as_array()
         .into_iter()
