@@ -293,3 +293,58 @@ impl<'a, G: Group, H: Group<Scalar = G::Scalar>> Or<'a, G, H> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Context, Encoded, Schnorr, VectorDleq};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+    use verdict_group::{Group, Ristretto255 as G, par};
+
+    /// The hashing-generator client's proof, `VectorDleq ∨ Schnorr`, proven for either known
+    /// branch with the same randomness on one and on two threads: the same bytes, which verify.
+    /// (Its commitment evaluates the two sides of the folded equation at the same time.)
+    #[test]
+    fn or_proofs_are_the_same_bytes_on_one_and_two_threads() {
+        let mut r = ChaCha20Rng::seed_from_u64(17);
+        let ctx = Context::new(b"verdict-nizk/or-threads-test", [4u8; 32]);
+        let sigma = <G as Group>::Scalar::random(&mut r);
+        let y = <G as Group>::Scalar::random(&mut r);
+        let gens: Vec<Encoded<G>> = (0..40).map(|_| Encoded::new(G::random(&mut r))).collect();
+        let elements: Vec<Encoded<G>> = gens
+            .iter()
+            .map(|g| Encoded::new(*g.point() * sigma))
+            .collect();
+        let prove = |known: usize, witness: <G as Group>::Scalar, threads: usize| {
+            par::with_threads(threads, || {
+                // Two real threads (the dev-dependency turns the feature on), or the
+                // comparison below could not fail.
+                assert_eq!(par::threads(), threads);
+                let vd = VectorDleq::new(
+                    Encoded::<G>::generator(),
+                    Encoded::new(G::mul_generator(&sigma)),
+                    gens.clone(),
+                    elements.clone(),
+                )
+                .unwrap();
+                let schnorr = Schnorr::with_generator(G::mul_generator(&y));
+                let or = Or::new(vec![&vd as &dyn Statement<G>, &schnorr]).unwrap();
+                let mut rng = ChaCha20Rng::seed_from_u64(99);
+                let proof = or
+                    .prove(&mut ctx.transcript(), known, &[witness], &mut rng)
+                    .unwrap();
+                assert!(or.verify(&mut ctx.transcript(), &proof).is_ok());
+                proof.to_bytes()
+            })
+            .unwrap()
+        };
+        for (known, witness) in [(0, sigma), (1, y)] {
+            assert_eq!(
+                prove(known, witness, 1),
+                prove(known, witness, 2),
+                "branch {known}"
+            );
+        }
+    }
+}

@@ -309,22 +309,33 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Pending<G, H> {
 /// The equations are independent (a vector DLEQ has one per slot element, each a full
 /// constant-time multiplication): with the `parallel` feature they are computed in parallel.
 fn commit_eqs<G: Group>(eqs: &[Eqn<G>], s: &[G::Scalar], e: Option<&G::Scalar>) -> Vec<G> {
+    verdict_group::par::map(eqs, |eq| commit_eq(eq, s, e))
+}
+
+/// One equation of [`commit_eqs`]. Its two sides are independent and run in parallel: in a
+/// folded vector DLEQ each side is a multi-scalar multiplication over the slot's `L` points
+/// (`H* = Σ w_k H_k`, `C* = Σ w_k C_k`) followed by a constant-time multiplication, and a
+/// hashing-generator client's OR proof evaluates both sides whichever branch it knows (the
+/// known branch with `e = 0`), so that its time does not say which.
+fn commit_eq<G: Group>(eq: &Eqn<G>, s: &[G::Scalar], e: Option<&G::Scalar>) -> G {
     let generator = G::generator();
-    verdict_group::par::map(eqs, |eq| {
-        let mut acc = G::identity();
-        for (k, base) in &eq.terms {
-            let b = base.eval();
-            acc += if b == generator {
-                G::mul_generator(&s[*k])
-            } else {
-                b * s[*k]
-            };
-        }
-        if let Some(e) = e {
-            acc -= eq.image.eval() * e;
-        }
-        acc
-    })
+    let (terms, image) = verdict_group::par::join(
+        || {
+            eq.terms.iter().fold(G::identity(), |acc, (k, base)| {
+                let b = base.eval();
+                acc + if b == generator {
+                    G::mul_generator(&s[*k])
+                } else {
+                    b * s[*k]
+                }
+            })
+        },
+        || e.map(|e| eq.image.eval() * e),
+    );
+    match image {
+        Some(image) => terms - image,
+        None => terms,
+    }
 }
 
 impl<G: Group, H: Group<Scalar = G::Scalar>> LinearForm<G, H> {

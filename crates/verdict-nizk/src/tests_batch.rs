@@ -202,7 +202,13 @@ fn runs_split_the_terms_not_the_proofs() {
         let weighted: Vec<(&Pending<G, G>, ())> = p.iter().map(|p| (p, ())).collect();
         par::with_threads(threads, || runs_of_terms(&weighted)).unwrap()
     };
-    let parallel = cfg!(feature = "parallel");
+    // Whether a two-thread pool splits work here (verdict-group's `parallel` feature, which the
+    // tests' dev-dependency turns on).
+    let parallel = par::with_threads(2, par::enabled).unwrap();
+    assert!(
+        parallel,
+        "the tests run with verdict-group's `parallel` feature"
+    );
     assert_eq!(runs(&small, 1), vec![(0, 100)]);
     assert_eq!(runs(&small[..40], 2), vec![(0, 40)], "120 terms: one run");
     let two = if parallel {
