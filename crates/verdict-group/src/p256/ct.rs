@@ -382,9 +382,8 @@ mod tests {
             Scalar(Fr::from(2u64).pow([255u64])),
             Scalar(-Fr::from(2u64).pow([128u64])),
         ];
-        // The ends of the Jacobian ladder's argument that it never adds a point to itself
-        // (`jacobian.rs`): both sides of n/2, where the scalar is halved, and n − 16 … n − 2,
-        // where a last digit would meet the accumulator.
+        // Around the Jacobian ladder's halving (`jacobian.rs`): both sides of n/2, and
+        // n − 17 … n − 2, which become the small scalars 17 … 2 with the result negated.
         let half = Fr::from(2u64).inverse().expect("2 is invertible");
         out.extend([
             Scalar(half),
@@ -426,7 +425,10 @@ mod tests {
     #[test]
     fn jacobian_ladder_matches_wnaf_on_random_inputs() {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(0x5eed);
-        let bases: Vec<Point> = (0..48).map(|_| Point::random(&mut rng)).collect();
+        let mut bases: Vec<Point> = (0..48).map(|_| Point::random(&mut rng)).collect();
+        // Identity bases first and inside a batch (a zero `Z` in the shared inversion).
+        bases[0] = Point::identity();
+        bases[20] = Point::identity();
         for b in &bases {
             let s = Scalar::random(&mut rng);
             assert_eq!(mul(b, &s), Some(b.mul_vartime(&s)));

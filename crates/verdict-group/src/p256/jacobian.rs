@@ -27,8 +27,14 @@
 //!   operands; for `dᵢ < 0` it needs `32·Kᵢ = n + dᵢ ≥ n − 16`, which is excluded.
 //! - Building the table adds `2j·P + P` for `2j ≤ 14`: distinct unless `P` is the identity.
 //!
-//! `tests` checks scalars at both ends of that argument (`0`, `1`, `(n ± 1)/2`, `n − 1`,
-//! `n − 16 … n − 2`, `−2^k`) against arkworks' variable-time multiplication.
+//! The same bound rules out `P + (−P)` as well, so the `H = 0` path is never taken either. On
+//! P-256 the halving is stronger than needed (`n ≡ 17 mod 32`, so even the last digit of an
+//! unhalved scalar cannot meet the accumulator), but it makes the argument independent of the
+//! digit pattern of `n`. Debug builds check it at every addition (`debug_assert!`, a branch
+//! on secret data that release builds do not contain), so every test of the ladder also tests
+//! the argument; `ct.rs`'s tests compare the ladder with arkworks' variable-time
+//! multiplication on both sides of `n/2`, on `n − 17 … n − 1` (small scalars once halved),
+//! on random scalars and bases, and on identity bases inside a batch.
 //!
 //! # Constant time
 //!
@@ -146,6 +152,12 @@ impl Jacobian {
             .sub(&z1z1)
             .sub(&z2z2)
             .multiply(&h);
+        // The general formula's one wrong case, `P = Q` ≠ identity (`H = 0`, `r = 0`); see the
+        // module documentation for why the ladder never reaches it.
+        debug_assert!(
+            !bool::from(!self.z.is_zero() & !other.z.is_zero() & h.is_zero() & r.is_zero()),
+            "P + P through the general addition"
+        );
         let sum = Self {
             x: x3,
             y: y3,
@@ -280,4 +292,79 @@ pub(super) fn normalize_batch(points: &[Jacobian]) -> Vec<Option<AffineBytes>> {
         out.push(Some(xy));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The check behind the module's argument is live in debug builds: the general addition
+    /// refuses `P + P` instead of returning the identity.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "P + P through the general addition")]
+    fn general_addition_refuses_a_doubling() {
+        use p256_rustcrypto::elliptic_curve::sec1::ToEncodedPoint;
+        let encoded = p256_rustcrypto::AffinePoint::GENERATOR.to_encoded_point(false);
+        let (Some(x), Some(y)) = (encoded.x(), encoded.y()) else {
+            panic!("the generator has coordinates");
+        };
+        let p = Jacobian::from_affine_bytes(x, y).expect("canonical coordinates");
+        let _ = p.add(&p);
+    }
+
+    /// The digits rebuild the integer, lie in `[−16, 16)`, and the top one is 0 or 1, for the
+    /// largest halved scalar, `2^255 − 1`, and windows that carry (16) or hit −16.
+    #[test]
+    fn signed_recoding_reconstructs_and_fits() {
+        let mut cases: Vec<[u8; 32]> = Vec::new();
+        // (n − 1)/2, little-endian.
+        let half_n = [
+            0xa8, 0x92, 0x31, 0x7e, 0x61, 0xe5, 0xdc, 0x79, 0x42, 0xcf, 0x8b, 0xd3, 0x56, 0x7d,
+            0x73, 0xde, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00, 0x00, 0x00, 0x80,
+            0xff, 0xff, 0xff, 0x7f,
+        ];
+        cases.push(half_n);
+        let mut top = [0xffu8; 32];
+        top[31] = 0x7f;
+        cases.push(top);
+        let mut sixteen = [0u8; 32];
+        sixteen[0] = 16;
+        cases.push(sixteen);
+        // 16·32^i for several i: a digit of exactly 16 recodes as −16 with a carry.
+        for i in [1usize, 7, 25, 50] {
+            let mut v = [0u8; 32];
+            let bit = 5 * i + 4;
+            v[bit / 8] |= 1 << (bit % 8);
+            cases.push(v);
+        }
+        for le in &cases {
+            let digits = signed_radix32(le);
+            assert!(digits.iter().all(|d| (-16..16).contains(d)));
+            assert!((0..=1).contains(&digits[DIGITS - 1]));
+            // Σ dᵢ·32^i, normalized with carries into 5-bit windows, gives back the bits.
+            let mut acc = [0i32; DIGITS + 1];
+            for (a, &d) in acc.iter_mut().zip(digits.iter()) {
+                *a = i32::from(d);
+            }
+            for i in 0..DIGITS {
+                let q = acc[i].div_euclid(32);
+                acc[i] = acc[i].rem_euclid(32);
+                acc[i + 1] += q;
+            }
+            assert_eq!(acc[DIGITS], 0, "no excess");
+            for bit in 0..256 {
+                let window = acc[bit / 5] as u32;
+                assert_eq!(
+                    (window >> (bit % 5)) & 1,
+                    u32::from((le[bit / 8] >> (bit % 8)) & 1),
+                    "bit {bit}"
+                );
+            }
+        }
+        assert!(
+            cases.iter().any(|le| signed_radix32(le).contains(&-16)),
+            "some case exercises the digit −16"
+        );
+    }
 }
