@@ -204,19 +204,13 @@ fn runs_split_the_terms_not_the_proofs() {
     };
     // Whether a two-thread pool splits work here (verdict-group's `parallel` feature, which the
     // tests' dev-dependency turns on).
-    let parallel = par::with_threads(2, par::enabled).unwrap();
     assert!(
-        parallel,
+        par::with_threads(2, par::enabled).unwrap(),
         "the tests run with verdict-group's `parallel` feature"
     );
     assert_eq!(runs(&small, 1), vec![(0, 100)]);
     assert_eq!(runs(&small[..40], 2), vec![(0, 40)], "120 terms: one run");
-    let two = if parallel {
-        vec![(0, 50), (50, 100)]
-    } else {
-        vec![(0, 100)]
-    };
-    assert_eq!(runs(&small, 2), two);
+    assert_eq!(runs(&small, 2), vec![(0, 50), (50, 100)]);
     // One check of 300 terms first, then 100 proofs of 3 terms.
     let mut big = small[0].clone();
     let check = &mut big.checks_g[0];
@@ -224,11 +218,6 @@ fn runs_split_the_terms_not_the_proofs() {
     check.points = vec![G::generator(); 300];
     let mut mixed = vec![big];
     mixed.extend(small.iter().cloned());
-    let two = if parallel {
-        vec![(0, 1), (1, 101)]
-    } else {
-        vec![(0, 101)]
-    };
-    assert_eq!(runs(&mixed, 2), two);
+    assert_eq!(runs(&mixed, 2), vec![(0, 1), (1, 101)]);
     assert_eq!(runs(&[], 2), vec![(0, 0)]);
 }
