@@ -113,6 +113,23 @@ fn as_wide_task<U>(f: impl FnOnce() -> U) -> U {
     f()
 }
 
+/// `f()` with every helper on this thread serial, as inside a one-thread pool, without leaving
+/// the current pool. A benchmark that alternates one and two threads round by round keeps its
+/// session on one thread of a two-thread pool and runs the one-thread rounds through this
+/// (its state need not be `Send`, and both thread counts see the same heap and the same
+/// moments of a virtual machine whose speed drifts). Helpers decide on [`threads`], which is
+/// 1 here, so they run exactly the serial code; only timing depends on it.
+pub fn serial<U>(f: impl FnOnce() -> U) -> U {
+    #[cfg(feature = "parallel")]
+    {
+        as_wide_task(f)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        f()
+    }
+}
+
 /// `f` over every item, results in input order (each item its own task: for items that are
 /// each a sizeable piece of work, such as one slot or one client's submission). A wide map
 /// (see [`WIDE_MAP_ITEMS_PER_THREAD`]) runs each task's own helpers serially.
@@ -321,76 +338,8 @@ fn concat<G: Group>(parts: Vec<(Vec<G>, Vec<G::Repr>)>) -> (Vec<G>, Vec<G::Repr>
     (points, reprs)
 }
 
-/// Why [`with_threads`] could not run its closure.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot build a pool of {threads} threads: {reason}")]
-pub struct PoolError {
-    /// The thread count asked for.
-    pub threads: usize,
-    /// rayon's explanation.
-    pub reason: String,
-}
-
-/// A pool of a fixed number of threads for the helpers, kept across calls: work handed to
-/// [`Pool::install`] again and again finds its threads already started. A fresh pool per call
-/// ([`with_threads`]) makes the first split of every call wait for a thread to start and be
-/// scheduled; on a virtual machine that wait varies by milliseconds, so a benchmark that
-/// alternates thread counts many times builds one pool per count up front.
-#[derive(Debug)]
-pub struct Pool {
-    #[cfg(feature = "parallel")]
-    pool: rayon::ThreadPool,
-}
-
-impl Pool {
-    /// A pool of `threads` threads (at least one). Without the `parallel` feature it holds
-    /// nothing and [`Pool::install`] simply runs its closure.
-    pub fn new(threads: usize) -> Result<Self, PoolError> {
-        #[cfg(feature = "parallel")]
-        {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads.max(1))
-                .build()
-                .map_err(|e| PoolError {
-                    threads,
-                    reason: e.to_string(),
-                })?;
-            Ok(Self { pool })
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            let _ = threads;
-            Ok(Self {})
-        }
-    }
-
-    /// Runs `f` with the helpers limited to this pool's threads.
-    pub fn install<T, F>(&self, f: F) -> T
-    where
-        T: Send,
-        F: FnOnce() -> T + Send,
-    {
-        #[cfg(feature = "parallel")]
-        {
-            self.pool.install(f)
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            f()
-        }
-    }
-}
-
-/// Runs `f` with the helpers limited to `threads` threads (a fresh [`Pool`] of that size).
-/// Without the `parallel` feature `f` simply runs (everything is serial anyway). For tests
-/// comparing thread counts and for benchmarks measuring scaling (`VERDICT_THREADS`).
-pub fn with_threads<T, F>(threads: usize, f: F) -> Result<T, PoolError>
-where
-    T: Send,
-    F: FnOnce() -> T + Send,
-{
-    Ok(Pool::new(threads)?.install(f))
-}
+mod pool;
+pub use pool::{Pool, PoolError, with_threads};
 
 #[cfg(test)]
 mod tests {
@@ -409,14 +358,22 @@ mod tests {
     }
 
     #[test]
-    fn a_pool_keeps_its_thread_count_across_installs() {
+    fn serial_is_a_one_thread_pool_for_its_closure_only() {
         let two = if cfg!(feature = "parallel") { 2 } else { 1 };
         let pool = Pool::new(2).unwrap();
-        for _ in 0..3 {
-            assert_eq!(pool.install(threads), two);
-        }
-        assert_eq!(Pool::new(0).unwrap().install(threads), 1);
-        assert_eq!(with_threads(2, threads).unwrap(), two);
+        let (inside, chunks, after) = pool.install(|| {
+            let items: Vec<u32> = (0..1000).collect();
+            let (inside, chunks) = serial(|| (threads(), chunked(&items, 7, |c| c.len())));
+            (inside, chunks, threads())
+        });
+        assert_eq!((inside, chunks, after), (1, vec![1000], two));
+        // Restored on unwinding too: a panicking one-thread round leaves the pool's thread as
+        // it was.
+        let after_panic = pool.install(|| {
+            let _ = std::panic::catch_unwind(|| serial(|| panic!("round failed")));
+            threads()
+        });
+        assert_eq!(after_panic, two);
     }
 
     #[test]
