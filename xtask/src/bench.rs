@@ -54,6 +54,10 @@ pub(crate) struct Args {
     /// smaller points for the macro benchmarks.
     #[arg(long)]
     quick: bool,
+    /// Macro benchmarks at their largest point only (Figure 7 at N = 1024, where the targets
+    /// are stated): a check of the targets that fits in a quiet stretch of the machine
+    #[arg(long, conflicts_with_all = ["quick", "update_docs"])]
+    largest: bool,
     /// Only benchmarks (criterion ids) and macro benches (names) matching REGEX
     ///
     /// REGEX has criterion's regex syntax; it replaces --quick's subset and also selects what
@@ -94,6 +98,7 @@ impl Args {
         let mut s = String::from("cargo xtask bench");
         let flags = [
             (self.quick, "--quick"),
+            (self.largest, "--largest"),
             (self.no_micro, "--no-micro"),
             (self.no_macro, "--no-macro"),
             (self.update_docs, "--update-docs"),
@@ -318,7 +323,7 @@ fn run_macros(o: &Args, ok: &mut bool) -> Result<(Vec<MacroReport>, Skipped), St
     };
     let config = MacroConfig {
         quick: o.quick,
-        ..MacroConfig::default()
+        largest_only: o.largest,
     };
     let mut reports = Vec::new();
     let mut skipped = Vec::new();
@@ -552,6 +557,13 @@ mod tests {
             parse(&[]).map(|a| a.command_line()),
             Ok("cargo xtask bench".to_owned())
         );
+        // --largest is a check of the targets, never the documented figures.
+        assert_eq!(
+            parse(&["--no-micro", "--largest"]).map(|a| (a.largest, a.command_line())),
+            Ok((true, "cargo xtask bench --largest --no-micro".to_owned()))
+        );
+        assert!(parse(&["--largest", "--update-docs"]).is_err());
+        assert!(parse(&["--largest", "--quick"]).is_err());
         let exclusive = parse(&["--baseline", "a", "--save-baseline", "b"]);
         assert!(exclusive.is_err(), "{exclusive:?}");
         assert!(parse(&["--filter"]).is_err());

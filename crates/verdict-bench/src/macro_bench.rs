@@ -18,6 +18,7 @@ pub mod drive;
 pub mod fig7;
 pub mod fig8;
 pub mod loopback;
+pub mod reference;
 pub mod sizes;
 pub mod threads;
 pub mod workload;
