@@ -160,21 +160,25 @@ fn xor_op() -> Result<(String, Op), String> {
     Ok(("xor server pad 1024 clients 1 KB".into(), op))
 }
 
+/// 1,024 random ristretto255 points, each with a random scalar (the ceilings' inputs).
+fn random_pairs(seed: u64) -> Vec<(Ristretto255, <Ristretto255 as Group>::Scalar)> {
+    let mut r = rng(seed);
+    (0..1024)
+        .map(|_| {
+            (
+                Ristretto255::random(&mut r),
+                verdict_group::Scalar::random(&mut r),
+            )
+        })
+        .collect()
+}
+
 /// The machine's own ceiling: 1024 independent constant-time multiplications, one task per
 /// chunk, no shared state, nothing serial but the hand-off. A protocol operation's speed-up is
 /// read against this one's from the same run (what two vCPUs of this VM give at best), not
 /// only against the ideal ×2.
 fn raw_op() -> (String, Op) {
-    type S = <Ristretto255 as Group>::Scalar;
-    let mut r = rng(11);
-    let pairs: Vec<(Ristretto255, S)> = (0..1024)
-        .map(|_| {
-            (
-                Ristretto255::random(&mut r),
-                <S as verdict_group::Scalar>::random(&mut r),
-            )
-        })
-        .collect();
+    let pairs = random_pairs(11);
     let op: Op = Box::new(move || {
         let out = par::chunked(&pairs, 64, |chunk| {
             chunk.iter().map(|(p, s)| *p * s).collect::<Vec<_>>()
@@ -189,16 +193,7 @@ fn raw_op() -> (String, Op) {
 /// split its work. A short burst can run at a clock that a sustained load of both vCPUs does
 /// not keep; this row says whether this VM gives two threads ×2 for as long as a round lasts.
 fn raw_sustained_op() -> (String, Op) {
-    type S = <Ristretto255 as Group>::Scalar;
-    let mut r = rng(13);
-    let pairs: Vec<(Ristretto255, S)> = (0..1024)
-        .map(|_| {
-            (
-                Ristretto255::random(&mut r),
-                <S as verdict_group::Scalar>::random(&mut r),
-            )
-        })
-        .collect();
+    let pairs = random_pairs(13);
     let slots: Vec<usize> = (0..16).collect();
     let op: Op = Box::new(move || {
         let out = par::map(&slots, |_| {
