@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
+use verdict_bench::macro_bench::reference;
 use verdict_dcnet::{
     Ciphersuite, ClientId, HashingGenerator, PreparedSlot, Roster, ServerId, Session, SessionId,
     SlotRound, Verifiable, Xor,
@@ -160,25 +161,12 @@ fn xor_op() -> Result<(String, Op), String> {
     Ok(("xor server pad 1024 clients 1 KB".into(), op))
 }
 
-/// 1,024 random ristretto255 points, each with a random scalar (the ceilings' inputs).
-fn random_pairs(seed: u64) -> Vec<(Ristretto255, <Ristretto255 as Group>::Scalar)> {
-    let mut r = rng(seed);
-    (0..1024)
-        .map(|_| {
-            (
-                Ristretto255::random(&mut r),
-                verdict_group::Scalar::random(&mut r),
-            )
-        })
-        .collect()
-}
-
 /// The machine's own ceiling: 1024 independent constant-time multiplications, one task per
 /// chunk, no shared state, nothing serial but the hand-off. A protocol operation's speed-up is
 /// read against this one's from the same run (what two vCPUs of this VM give at best), not
 /// only against the ideal ×2.
 fn raw_op() -> (String, Op) {
-    let pairs = random_pairs(11);
+    let pairs = reference::random_pairs(11);
     let op: Op = Box::new(move || {
         let out = par::chunked(&pairs, 64, |chunk| {
             chunk.iter().map(|(p, s)| *p * s).collect::<Vec<_>>()
@@ -193,7 +181,7 @@ fn raw_op() -> (String, Op) {
 /// split its work. A short burst can run at a clock that a sustained load of both vCPUs does
 /// not keep; this row says whether this VM gives two threads ×2 for as long as a round lasts.
 fn raw_sustained_op() -> (String, Op) {
-    let pairs = random_pairs(13);
+    let pairs = reference::random_pairs(13);
     let slots: Vec<usize> = (0..16).collect();
     let op: Op = Box::new(move || {
         let out = par::map(&slots, |_| {

@@ -2,7 +2,7 @@
 //! timed next to the sessions it accompanies.
 //!
 //! Why: the 2-vCPU virtual machine these benchmarks run on changes speed by up to 2× between
-//! days and by 1.5× within minutes (the kernel below took 27 ms on 2026-12-04 and 39–60 ms on
+//! days and by 1.5× within minutes (the kernel below took 27 ms on 2026-12-04 and 43–65 ms on
 //! 2026-12-07). An absolute target such as "an eager round in ≤ 0.3 s" was stated on the
 //! faster days, and cannot be judged on a slow one. So each session is bracketed by this
 //! kernel, and a target is read against the kernel's time when it was set (the guide's rule:
@@ -37,13 +37,18 @@ pub fn kernel_when_targets_were_set() -> Duration {
     MUL_WHEN_TARGETS_WERE_SET * MULS as u32
 }
 
+/// `MULS` random ristretto255 points, each with a random scalar: the kernel's inputs (also
+/// the ceiling rows' of `examples/scaling`).
+pub fn random_pairs(seed: u64) -> Vec<(Ristretto255, <Ristretto255 as Group>::Scalar)> {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    (0..MULS)
+        .map(|_| (Ristretto255::random(&mut rng), Scalar::random(&mut rng)))
+        .collect()
+}
+
 /// Times the kernel now: the median of [`REPS`] runs, every run on the calling thread.
 pub fn measure() -> Duration {
-    type S = <Ristretto255 as Group>::Scalar;
-    let mut rng = ChaCha20Rng::seed_from_u64(0x7e7e);
-    let pairs: Vec<(Ristretto255, S)> = (0..MULS)
-        .map(|_| (Ristretto255::random(&mut rng), S::random(&mut rng)))
-        .collect();
+    let pairs = random_pairs(0x7e7e);
     let mut runs: Vec<Duration> = (0..REPS)
         .map(|_| {
             par::serial(|| {

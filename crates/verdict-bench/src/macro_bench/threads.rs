@@ -7,13 +7,12 @@
 //! thread count they were not measured on would be worse than none.
 //!
 //! `VERDICT_ROUND_THREADS=1,2` instead alternates thread counts *inside* one session (only
-//! [Figure 7](super::fig7) does): the
-//! session runs in a pool of the largest count, and its measured rounds (and blame episodes)
-//! cycle through the listed counts, a one-thread round running through
-//! [`par::serial`]. Both counts then see the same session, the
-//! same heap and the same minutes of a virtual machine whose speed drifts by up to 1.5×
-//! within minutes, which a series per count (one after the other, even in fresh processes)
-//! cannot promise. Set-up happens once per session, so it is measured only at the pool's count.
+//! [Figure 7](super::fig7) does): the session runs in a pool of the largest count, and its
+//! measured rounds (and blame episodes) cycle through the listed counts, a one-thread round
+//! running through [`par::serial`]. Both counts then see the same session, the same heap and
+//! the same minutes of a virtual machine whose speed drifts by up to 1.5× within minutes,
+//! which a series per count (one after the other, even in fresh processes) cannot promise.
+//! Set-up happens once per session, so it is measured only at the pool's count.
 
 use std::sync::mpsc;
 

@@ -82,21 +82,15 @@ pub(super) fn measure(
     let mut sim = Simulator::<Hg>::new(policy(v), SERVERS, n, Network::default(), seed)
         .map_err(|e| MacroError(format!("configuration: {e}")))?;
     let mut m = Measured::default();
+    // One entry per distinct count, in order of first appearance.
     let mut per_count: Vec<Measured> = Vec::new();
-    let at = |per_count: &mut Vec<Measured>, t: usize| -> usize {
-        match per_count.iter().position(|m| m.threads == t) {
-            Some(i) => i,
-            None => {
-                per_count.push(Measured {
-                    threads: t,
-                    ..Measured::default()
-                });
-                per_count.len() - 1
-            }
-        }
-    };
     for &t in counts {
-        at(&mut per_count, t);
+        if !per_count.iter().any(|m| m.threads == t) {
+            per_count.push(Measured {
+                threads: t,
+                ..Measured::default()
+            });
+        }
     }
     let pool = verdict_group::par::threads();
     let is_setup = |e: &Event| matches!(e, Event::SetupComplete { .. });
@@ -130,9 +124,10 @@ pub(super) fn measure(
             None => pool,
         };
         let cost = on_threads(t, || drive::run_round(&mut sim, r, DEADLINE))??;
-        if r >= warmup {
-            let i = at(&mut per_count, t);
-            per_count[i].round.push(cost);
+        if r >= warmup
+            && let Some(m) = per_count.iter_mut().find(|m| m.threads == t)
+        {
+            m.round.push(cost);
         }
     }
     if blame {
