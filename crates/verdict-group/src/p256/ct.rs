@@ -20,17 +20,19 @@
 //! `subtle` conditional selection, inversion by a fixed exponentiation, and `CtOption` instead
 //! of branches for validity. This module uses it for the multiplications whose scalar is
 //! secret and converts points at the boundary. One product or one scalar times many bases
-//! runs on a faster ladder of ours over `p256`'s field (`jacobian.rs`); the fixed-base table
-//! and the MSM use `p256`'s points.
+//! runs on a faster ladder of ours (`jacobian.rs`) over a constant-time field of ours with a
+//! dedicated squaring (`field.rs`, tested against `p256`'s); the fixed-base table and the MSM
+//! use `p256`'s points.
 //!
 //! # What is and is not constant time here
 //!
 //! Constant time in the scalar: the scalar's encoding and the digit recodings below (shifts
 //! and masks, no branches), every table read (`conditional_assign` over the whole row), every
-//! point operation, the normalization of the result (`p256`'s constant-time inversion), and the
-//! conversion of the result back into arkworks' representation (the canonical coordinates are
-//! brought into Montgomery form with a `p256` multiplication and handed to arkworks with
-//! `Fq::new_unchecked`, avoiding `from_bigint`'s comparisons and conditional subtraction).
+//! point operation, the normalization of the result (a constant-time inversion by a fixed
+//! exponentiation), and the conversion of the result back into arkworks' representation (the
+//! canonical coordinates are brought into Montgomery form by `field.rs`, whose limbs are
+//! arkworks' representation, and handed over with `Fq::new_unchecked`, avoiding
+//! `from_bigint`'s comparisons and conditional subtraction).
 //!
 //! Not constant time, and why that is acceptable: **the base point** goes into `p256` through
 //! arkworks (`into_affine`, a variable-time inversion unless `Z = 1`); every base in Verdict
@@ -40,7 +42,7 @@
 //! encoding a point with `Z ≠ 1`) is arkworks arithmetic again: see `docs/notes-group.md`.
 
 use ark_ec::{AffineRepr, CurveGroup};
-use ark_ff::PrimeField;
+use ark_ff::{BigInt, PrimeField};
 use ark_secp256r1::{Affine, Fq, Projective};
 use p256_rustcrypto::elliptic_curve::group::Group as _;
 use p256_rustcrypto::elliptic_curve::ops::Reduce;
@@ -50,21 +52,16 @@ use p256_rustcrypto::elliptic_curve::subtle::{
     ConditionallyNegatable, ConditionallySelectable, ConstantTimeEq,
 };
 use p256_rustcrypto::{
-    AffinePoint as CtAffine, EncodedPoint, FieldBytes, FieldElement, ProjectivePoint as CtPoint,
+    AffinePoint as CtAffine, EncodedPoint, FieldBytes, ProjectivePoint as CtPoint,
     Scalar as CtScalar, U256,
 };
 use zeroize::{Zeroize, Zeroizing};
 
+use super::field::Fe;
 use super::jacobian::{self, AffineBytes, Jacobian};
 use super::point::{IDENTITY_ENCODING, Point};
-use super::scalar::{Scalar, bigint_from_be, bigint_to_be};
+use super::scalar::{Scalar, bigint_to_be};
 use crate::traits::{FixedBaseTable, Group, Scalar as _};
-
-/// `2^256 mod p` (big-endian), the Montgomery radix of both libraries' field representation.
-const R_MOD_P: [u8; 32] = [
-    0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
-];
 
 /// Rows of a fixed-base table: 64 radix-16 digits and one final carry.
 const ROWS: usize = 65;
@@ -95,19 +92,14 @@ fn fq_bytes(x: &Fq) -> FieldBytes {
 }
 
 /// A canonical coordinate as an arkworks field element, without arkworks' branches: the
-/// Montgomery form `x·2^256 mod p` is computed with `p256`'s constant-time multiplication.
+/// Montgomery form `x·2^256 mod p` is computed by the constant-time field of `field.rs`, whose
+/// limbs are arkworks' representation.
 fn fq_from_ct(bytes: &FieldBytes) -> Fq {
-    let radix = FieldElement::from_bytes(&FieldBytes::from(R_MOD_P)).unwrap_or(FieldElement::ONE);
-    // A coordinate of a valid point is below p, so the fallback is never selected.
-    let mut x = FieldElement::from_bytes(bytes).unwrap_or(FieldElement::ZERO);
-    let mut mont = Zeroizing::new((x * radix).to_bytes());
+    // A coordinate of a valid point is below p, so the fallback is never taken.
+    let mut x = Fe::from_bytes(bytes).unwrap_or(Fe::ZERO);
+    let fq = Fq::new_unchecked(BigInt::new(x.0));
     x.zeroize();
-    let mut be = [0u8; 32];
-    be.copy_from_slice(&mont);
-    mont.zeroize();
-    let limbs = bigint_from_be(&be);
-    be.zeroize();
-    Fq::new_unchecked(limbs)
+    fq
 }
 
 /// A normalized `p256` point as an arkworks point with `Z = 1`.

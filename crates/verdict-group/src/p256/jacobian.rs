@@ -1,5 +1,5 @@
-//! Constant-time variable-base P-256 multiplication in Jacobian coordinates, on `p256`'s
-//! constant-time field.
+//! Constant-time variable-base P-256 multiplication in Jacobian coordinates, on the
+//! constant-time field of `field.rs`.
 //!
 //! # Why not `p256`'s own ladder
 //!
@@ -38,8 +38,8 @@
 //!
 //! # Constant time
 //!
-//! Every field operation is `p256`'s (Montgomery arithmetic with borrow masks, inversion by a
-//! fixed exponentiation). The sequence of operations depends only on the number of bases. The
+//! Every field operation is `field.rs`'s (Montgomery arithmetic with borrow masks, inversion by
+//! a fixed exponentiation). The sequence of operations depends only on the number of bases. The
 //! scalar's halving is a conditional negation, its recoding uses shifts and masks, table reads
 //! scan all 16 entries with conditional selection, the identity cases are conditional
 //! selections, and the batch inversion replaces a zero `Z` by one with a conditional selection
@@ -49,8 +49,10 @@ use p256_rustcrypto::elliptic_curve::scalar::IsHigh;
 use p256_rustcrypto::elliptic_curve::subtle::{
     Choice, ConditionallyNegatable, ConditionallySelectable, ConstantTimeEq,
 };
-use p256_rustcrypto::{FieldBytes, FieldElement, Scalar as CtScalar};
+use p256_rustcrypto::{FieldBytes, Scalar as CtScalar};
 use zeroize::{Zeroize, Zeroizing};
+
+use super::field::Fe;
 
 /// Signed 5-bit digits of a scalar below `2^255`: `⌈255 / 5⌉ + 1`, the last one 0 or 1.
 const DIGITS: usize = 52;
@@ -60,9 +62,9 @@ const TABLE: usize = 16;
 /// A point `(X : Y : Z)` standing for `(X/Z², Y/Z³)`; `Z = 0` is the identity.
 #[derive(Clone, Copy)]
 pub(super) struct Jacobian {
-    x: FieldElement,
-    y: FieldElement,
-    z: FieldElement,
+    x: Fe,
+    y: Fe,
+    z: Fe,
 }
 
 impl Zeroize for Jacobian {
@@ -76,9 +78,9 @@ impl Zeroize for Jacobian {
 impl ConditionallySelectable for Jacobian {
     fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
         Self {
-            x: FieldElement::conditional_select(&a.x, &b.x, choice),
-            y: FieldElement::conditional_select(&a.y, &b.y, choice),
-            z: FieldElement::conditional_select(&a.z, &b.z, choice),
+            x: Fe::conditional_select(&a.x, &b.x, choice),
+            y: Fe::conditional_select(&a.y, &b.y, choice),
+            z: Fe::conditional_select(&a.z, &b.z, choice),
         }
     }
 }
@@ -92,35 +94,31 @@ impl ConditionallyNegatable for Jacobian {
 
 impl Jacobian {
     pub(super) const IDENTITY: Self = Self {
-        x: FieldElement::ONE,
-        y: FieldElement::ONE,
-        z: FieldElement::ZERO,
+        x: Fe::ONE,
+        y: Fe::ONE,
+        z: Fe::ZERO,
     };
 
     /// The affine point `(x, y)`, given as canonical big-endian coordinates; `None` if a
     /// coordinate is not below `p`. Whether the point is on the curve is the caller's concern.
     pub(super) fn from_affine_bytes(x: &FieldBytes, y: &FieldBytes) -> Option<Self> {
-        let x = Option::<FieldElement>::from(FieldElement::from_bytes(x))?;
-        let y = Option::<FieldElement>::from(FieldElement::from_bytes(y))?;
-        Some(Self {
-            x,
-            y,
-            z: FieldElement::ONE,
-        })
+        let x = Fe::from_bytes(x)?;
+        let y = Fe::from_bytes(y)?;
+        Some(Self { x, y, z: Fe::ONE })
     }
 
     /// `2·P` (dbl-2001-b for `a = −3`, 3M + 5S); the identity stays the identity (`Z₃ = 2YZ`).
     fn double(&self) -> Self {
         let delta = self.z.square();
         let gamma = self.y.square();
-        let beta = self.x.multiply(&gamma);
-        let t = self.x.sub(&delta).multiply(&self.x.add(&delta));
+        let beta = self.x.mul(&gamma);
+        let t = self.x.sub(&delta).mul(&self.x.add(&delta));
         let alpha = t.double().add(&t);
         let beta4 = beta.double().double();
         let x3 = alpha.square().sub(&beta4.double());
         let z3 = self.y.add(&self.z).square().sub(&gamma).sub(&delta);
         let gamma8 = gamma.square().double().double().double();
-        let y3 = alpha.multiply(&beta4.sub(&x3)).sub(&gamma8);
+        let y3 = alpha.mul(&beta4.sub(&x3)).sub(&gamma8);
         Self {
             x: x3,
             y: y3,
@@ -134,24 +132,18 @@ impl Jacobian {
     fn add(&self, other: &Self) -> Self {
         let z1z1 = self.z.square();
         let z2z2 = other.z.square();
-        let u1 = self.x.multiply(&z2z2);
-        let u2 = other.x.multiply(&z1z1);
-        let s1 = self.y.multiply(&other.z).multiply(&z2z2);
-        let s2 = other.y.multiply(&self.z).multiply(&z1z1);
+        let u1 = self.x.mul(&z2z2);
+        let u2 = other.x.mul(&z1z1);
+        let s1 = self.y.mul(&other.z).mul(&z2z2);
+        let s2 = other.y.mul(&self.z).mul(&z1z1);
         let h = u2.sub(&u1);
         let i = h.double().square();
-        let j = h.multiply(&i);
+        let j = h.mul(&i);
         let r = s2.sub(&s1).double();
-        let v = u1.multiply(&i);
+        let v = u1.mul(&i);
         let x3 = r.square().sub(&j).sub(&v.double());
-        let y3 = r.multiply(&v.sub(&x3)).sub(&s1.multiply(&j).double());
-        let z3 = self
-            .z
-            .add(&other.z)
-            .square()
-            .sub(&z1z1)
-            .sub(&z2z2)
-            .multiply(&h);
+        let y3 = r.mul(&v.sub(&x3)).sub(&s1.mul(&j).double());
+        let z3 = self.z.add(&other.z).square().sub(&z1z1).sub(&z2z2).mul(&h);
         // The general formula's one wrong case, `P = Q` ≠ identity (`H = 0`, `r = 0`); see the
         // module documentation for why the ladder never reaches it.
         debug_assert!(
@@ -250,27 +242,26 @@ pub(super) type AffineBytes = Zeroizing<[u8; 64]>;
 /// inversion for the whole batch (Montgomery's trick; a zero `Z` is replaced by one before the
 /// products and its result discarded after).
 pub(super) fn normalize_batch(points: &[Jacobian]) -> Vec<Option<AffineBytes>> {
-    let zs: Zeroizing<Vec<FieldElement>> = Zeroizing::new(
+    let zs: Zeroizing<Vec<Fe>> = Zeroizing::new(
         points
             .iter()
-            .map(|p| FieldElement::conditional_select(&p.z, &FieldElement::ONE, p.z.is_zero()))
+            .map(|p| Fe::conditional_select(&p.z, &Fe::ONE, p.z.is_zero()))
             .collect(),
     );
     // prefix[i] = z₀ ⋯ zᵢ₋₁
-    let mut prefix: Zeroizing<Vec<FieldElement>> = Zeroizing::new(Vec::with_capacity(zs.len()));
-    let mut running = FieldElement::ONE;
+    let mut prefix: Zeroizing<Vec<Fe>> = Zeroizing::new(Vec::with_capacity(zs.len()));
+    let mut running = Fe::ONE;
     for z in zs.iter() {
         prefix.push(running);
-        running = running.multiply(z);
+        running = running.mul(z);
     }
     // Every factor is non-zero, so the product is invertible.
-    let mut inverse = Option::<FieldElement>::from(running.invert()).unwrap_or(FieldElement::ZERO);
+    let mut inverse = running.invert();
     let mut out = Vec::with_capacity(points.len());
-    let mut inverses: Zeroizing<Vec<FieldElement>> =
-        Zeroizing::new(vec![FieldElement::ZERO; zs.len()]);
+    let mut inverses: Zeroizing<Vec<Fe>> = Zeroizing::new(vec![Fe::ZERO; zs.len()]);
     for i in (0..zs.len()).rev() {
-        inverses[i] = inverse.multiply(&prefix[i]);
-        inverse = inverse.multiply(&zs[i]);
+        inverses[i] = inverse.mul(&prefix[i]);
+        inverse = inverse.mul(&zs[i]);
     }
     inverse.zeroize();
     running.zeroize();
@@ -281,8 +272,8 @@ pub(super) fn normalize_batch(points: &[Jacobian]) -> Vec<Option<AffineBytes>> {
             continue;
         }
         let mut zinv2 = zinv.square();
-        let mut x = p.x.multiply(&zinv2);
-        let mut y = p.y.multiply(&zinv2.multiply(zinv));
+        let mut x = p.x.mul(&zinv2);
+        let mut y = p.y.mul(&zinv2.mul(zinv));
         let mut xy = Zeroizing::new([0u8; 64]);
         xy[..32].copy_from_slice(&Zeroizing::new(x.to_bytes()));
         xy[32..].copy_from_slice(&Zeroizing::new(y.to_bytes()));

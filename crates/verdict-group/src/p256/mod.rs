@@ -34,8 +34,9 @@
 //!   fixed-base [`Table`]) is constant time in the scalar: it runs on RustCrypto's `p256`
 //!   arithmetic, converting points at the boundary (the private module `ct` explains why arkworks
 //!   cannot do this and what exactly is covered). `Mul` and
-//!   [`Group::mul_each_encoded`] are a signed 5-bit window ladder in Jacobian coordinates on
-//!   `p256`'s field (`jacobian.rs`), a batch sharing one inversion; the generator and [`Group::precompute`] use a signed radix-16 [`Table`] read with
+//!   [`Group::mul_each_encoded`] are a signed 5-bit window ladder in Jacobian coordinates
+//!   (`jacobian.rs`) on a constant-time field of this crate with a dedicated squaring
+//!   (`field.rs`), a batch sharing one inversion; the generator and [`Group::precompute`] use a signed radix-16 [`Table`] read with
 //!   constant-time selection; `msm` is a constant-time Straus interleaving. Results come back
 //!   normalized (`Z = 1`), so encoding them involves no further inversion.
 //! - **Multiplication by public scalars**: [`Group::mul_vartime`],
@@ -55,7 +56,8 @@
 //! The module is split by concern: [`Scalar`] and its encoding (`scalar.rs`), [`Point`], its
 //! SEC1 encoding and validation (`point.rs`), the [`Group`] implementation with the
 //! secret-scalar multiplications (`group.rs`), which run on the constant-time backend
-//! (`ct.rs`, [`Table`], and the Jacobian ladder in `jacobian.rs`), the variable-time interleaved wNAF (`wnaf.rs`) and the message
+//! (`ct.rs`, [`Table`], the Jacobian ladder in `jacobian.rs` and its field in `field.rs`), the
+//! variable-time interleaved wNAF (`wnaf.rs`) and the message
 //! embedding (`embed.rs`).
 
 // The names the module documentation above links to.
@@ -66,6 +68,7 @@ use ark_ec::VariableBaseMSM;
 
 mod ct;
 mod embed;
+mod field;
 mod group;
 mod jacobian;
 mod point;

@@ -1,0 +1,141 @@
+//! The field against `p256`'s `FieldElement` (an independent implementation of the same field)
+//! on edge values and random ones, operation by operation, and against arkworks' Montgomery
+//! limbs.
+
+use ark_ff::PrimeField;
+use ark_secp256r1::Fq;
+use p256_rustcrypto::{FieldBytes, FieldElement};
+use proptest::prelude::*;
+
+use super::Fe;
+
+/// `p`, big-endian.
+const P_BE: [u8; 32] = [
+    0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+];
+
+/// `p + d` (`d` may be negative), big-endian, for `|d|` small.
+fn p_plus(d: i64) -> [u8; 32] {
+    let mut v = P_BE;
+    let mut carry = d as i128;
+    for byte in v.iter_mut().rev() {
+        let t = i128::from(*byte) + carry;
+        *byte = t.rem_euclid(256) as u8;
+        carry = t.div_euclid(256);
+    }
+    v
+}
+
+/// Canonical edge values: 0, 1, 2, p − 1, p − 2, 2^255, 2^224, 2^192 + 2^96 and numbers whose
+/// limbs are all ones or all zeros where `p`'s are not.
+fn edges() -> Vec<[u8; 32]> {
+    let mut out = vec![[0u8; 32], p_plus(-1), p_plus(-2), p_plus(-(1 << 40))];
+    for small in [1u8, 2, 3] {
+        let mut v = [0u8; 32];
+        v[31] = small;
+        out.push(v);
+    }
+    let mut top = [0u8; 32];
+    top[0] = 0x80;
+    out.push(top);
+    let mut b224 = [0u8; 32];
+    b224[3] = 1;
+    out.push(b224);
+    let mut mixed = [0u8; 32];
+    mixed[7] = 1;
+    mixed[19] = 1;
+    out.push(mixed);
+    let mut ones = [0xffu8; 32];
+    ones[0] = 0x7f;
+    out.push(ones);
+    out
+}
+
+fn theirs(bytes: &[u8; 32]) -> FieldElement {
+    Option::from(FieldElement::from_bytes(&FieldBytes::from(*bytes))).expect("canonical")
+}
+
+fn ours(bytes: &[u8; 32]) -> Fe {
+    Fe::from_bytes(&FieldBytes::from(*bytes)).expect("canonical")
+}
+
+/// Every operation of the two fields on `a` and `b` gives the same canonical bytes.
+fn agree(a: &[u8; 32], b: &[u8; 32]) {
+    let (x, y) = (ours(a), ours(b));
+    let (u, v) = (theirs(a), theirs(b));
+    assert_eq!(x.to_bytes(), FieldBytes::from(*a), "round trip");
+    assert_eq!(x.add(&y).to_bytes(), u.add(&v).to_bytes(), "add");
+    assert_eq!(x.sub(&y).to_bytes(), u.sub(&v).to_bytes(), "sub");
+    assert_eq!(x.double().to_bytes(), u.double().to_bytes(), "double");
+    assert_eq!(x.neg().to_bytes(), u.neg().to_bytes(), "neg");
+    assert_eq!(x.mul(&y).to_bytes(), u.multiply(&v).to_bytes(), "mul");
+    assert_eq!(x.square().to_bytes(), u.square().to_bytes(), "square");
+    assert_eq!(x.square(), x.mul(&x), "square is mul");
+    let inverse = Option::from(u.invert()).unwrap_or(FieldElement::ZERO);
+    assert_eq!(x.invert().to_bytes(), inverse.to_bytes(), "invert");
+    assert_eq!(bool::from(x.is_zero()), bool::from(u.is_zero()), "is_zero");
+}
+
+#[test]
+fn edge_values_agree_with_p256() {
+    let edges = edges();
+    for a in &edges {
+        for b in &edges {
+            agree(a, b);
+        }
+    }
+}
+
+#[test]
+fn constants_are_zero_and_one() {
+    assert_eq!(Fe::ZERO.to_bytes(), FieldElement::ZERO.to_bytes());
+    assert_eq!(Fe::ONE.to_bytes(), FieldElement::ONE.to_bytes());
+    let mut one = [0u8; 32];
+    one[31] = 1;
+    assert_eq!(ours(&one), Fe::ONE);
+    assert!(bool::from(Fe::ZERO.is_zero()));
+    assert!(!bool::from(Fe::ONE.is_zero()));
+    assert_eq!(Fe::ZERO.invert(), Fe::ZERO);
+}
+
+#[test]
+fn only_canonical_encodings_decode() {
+    for d in [0i64, 1, 2, 1 << 40] {
+        assert!(
+            Fe::from_bytes(&FieldBytes::from(p_plus(d))).is_none(),
+            "p + {d}"
+        );
+    }
+    assert!(Fe::from_bytes(&FieldBytes::from([0xffu8; 32])).is_none());
+    assert!(Fe::from_bytes(&FieldBytes::from(p_plus(-1))).is_some());
+}
+
+/// The limbs are arkworks' Montgomery limbs of the same number, so they can be handed over.
+#[test]
+fn limbs_are_arkworks_montgomery_limbs() {
+    for a in edges() {
+        let ark = Fq::from_be_bytes_mod_order(&a);
+        assert_eq!(ours(&a).0, (ark.0).0);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn random_values_agree_with_p256(a in any::<[u8; 32]>(), b in any::<[u8; 32]>()) {
+        // Below p: clear the top bit (2^255 < p).
+        let (mut a, mut b) = (a, b);
+        a[0] &= 0x7f;
+        b[0] &= 0x7f;
+        agree(&a, &b);
+    }
+
+    #[test]
+    fn decoding_accepts_exactly_what_p256_accepts(a in any::<[u8; 32]>()) {
+        let ours = Fe::from_bytes(&FieldBytes::from(a)).map(Fe::to_bytes);
+        let theirs: Option<FieldElement> = FieldElement::from_bytes(&FieldBytes::from(a)).into();
+        prop_assert_eq!(ours, theirs.map(|t| t.to_bytes()));
+    }
+}
