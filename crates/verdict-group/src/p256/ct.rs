@@ -177,8 +177,7 @@ pub(crate) fn mul_each_encoded(bases: &[Point], s: &Scalar) -> Option<(Vec<Point
         .map(to_jacobian)
         .collect::<Option<_>>()?;
     let k = to_ct_scalar(s);
-    let products: Zeroizing<Vec<Jacobian>> =
-        Zeroizing::new(bases.iter().map(|b| *jacobian::mul(b, &k)).collect());
+    let products = jacobian::mul_each(&bases, &k);
     Some(
         jacobian::normalize_batch(&products)
             .iter()
@@ -417,10 +416,13 @@ mod tests {
     #[test]
     fn jacobian_ladder_matches_wnaf_on_random_inputs() {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(0x5eed);
-        let mut bases: Vec<Point> = (0..48).map(|_| Point::random(&mut rng)).collect();
-        // Identity bases first and inside a batch (a zero `Z` in the shared inversion).
-        bases[0] = Point::identity();
-        bases[20] = Point::identity();
+        // An odd count: the batch's last base runs alone, the others two by two in lockstep.
+        let mut bases: Vec<Point> = (0..47).map(|_| Point::random(&mut rng)).collect();
+        // Identity bases first and inside a batch (a zero `Z` in the shared inversion), in
+        // both lanes of a lockstep pair and last.
+        for i in [0, 20, 33, 46] {
+            bases[i] = Point::identity();
+        }
         for b in &bases {
             let s = Scalar::random(&mut rng);
             assert_eq!(mul(b, &s), Some(b.mul_vartime(&s)));
@@ -471,12 +473,15 @@ mod tests {
         assert!(msm(&ss[..2], &ps[..3]).is_none());
     }
 
-    /// One secret scalar times many bases gives the wNAF's points and canonical encodings.
+    /// One secret scalar times many bases gives the wNAF's points and canonical encodings, for
+    /// every count from none to all of [`bases`] (odd counts leave one base out of the
+    /// lockstep pairs; the identity is the second lane of the last pair).
     #[test]
     fn mul_each_matches_wnaf_and_encodes_canonically() {
-        let bases = bases();
-        for s in scalars() {
-            let (points, reprs) = mul_each_encoded(&bases, &s).expect("valid points convert");
+        let all = bases();
+        for (n, s) in (0..=all.len()).flat_map(|n| scalars().into_iter().map(move |s| (n, s))) {
+            let bases = &all[..n];
+            let (points, reprs) = mul_each_encoded(bases, &s).expect("valid points convert");
             assert_eq!(points.len(), bases.len());
             for ((b, q), r) in bases.iter().zip(&points).zip(&reprs) {
                 assert_eq!(*q, b.mul_vartime(&s));

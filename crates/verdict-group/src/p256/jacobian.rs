@@ -9,7 +9,10 @@
 //! Doublings dominate. The `a = −3` Jacobian doubling costs 3M + 5S, and with the secret
 //! scalar recoded into signed 5-bit digits a multiplication is 255 doublings, 51 additions and a
 //! 16-entry table. Results are normalized together with one inversion (Montgomery's trick), so a
-//! batch of `L` products costs one inversion instead of `L`.
+//! batch of `L` products costs one inversion instead of `L`. A batch shares its scalar, so its
+//! ladders run the same operations on the same digits: they run two at a time in lockstep
+//! (`lanes.rs`), which gives the processor two independent chains of field arithmetic to
+//! overlap.
 //!
 //! # Why incomplete addition formulas are safe here
 //!
@@ -53,21 +56,28 @@ use p256_rustcrypto::{FieldBytes, Scalar as CtScalar};
 use zeroize::{Zeroize, Zeroizing};
 
 use super::field::Fe;
+use super::lanes::{LaneMask, Lanes};
 
 /// Signed 5-bit digits of a scalar below `2^255`: `⌈255 / 5⌉ + 1`, the last one 0 or 1.
 const DIGITS: usize = 52;
 /// Table entries `1·P … 16·P`.
 const TABLE: usize = 16;
+/// Bases a batch multiplies in lockstep (`lanes.rs`).
+const LANES: usize = 2;
 
-/// A point `(X : Y : Z)` standing for `(X/Z², Y/Z³)`; `Z = 0` is the identity.
+/// `L` points `(X : Y : Z)`, each standing for `(X/Z², Y/Z³)`, advanced in lockstep; `Z = 0`
+/// is the identity. `Jacobian` (one lane) is what the rest of the module passes around.
 #[derive(Clone, Copy)]
-pub(super) struct Jacobian {
-    x: Fe,
-    y: Fe,
-    z: Fe,
+pub(super) struct JacobianLanes<const L: usize> {
+    x: Lanes<L>,
+    y: Lanes<L>,
+    z: Lanes<L>,
 }
 
-impl Zeroize for Jacobian {
+/// One point.
+pub(super) type Jacobian = JacobianLanes<1>;
+
+impl<const L: usize> Zeroize for JacobianLanes<L> {
     fn zeroize(&mut self) {
         self.x.zeroize();
         self.y.zeroize();
@@ -75,36 +85,60 @@ impl Zeroize for Jacobian {
     }
 }
 
-impl ConditionallySelectable for Jacobian {
-    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
-        Self {
-            x: Fe::conditional_select(&a.x, &b.x, choice),
-            y: Fe::conditional_select(&a.y, &b.y, choice),
-            z: Fe::conditional_select(&a.z, &b.z, choice),
-        }
-    }
-}
-
-impl ConditionallyNegatable for Jacobian {
-    fn conditional_negate(&mut self, choice: Choice) {
-        let negated = self.y.neg();
-        self.y.conditional_assign(&negated, choice);
-    }
-}
-
 impl Jacobian {
-    pub(super) const IDENTITY: Self = Self {
-        x: Fe::ONE,
-        y: Fe::ONE,
-        z: Fe::ZERO,
-    };
-
     /// The affine point `(x, y)`, given as canonical big-endian coordinates; `None` if a
     /// coordinate is not below `p`. Whether the point is on the curve is the caller's concern.
     pub(super) fn from_affine_bytes(x: &FieldBytes, y: &FieldBytes) -> Option<Self> {
-        let x = Fe::from_bytes(x)?;
-        let y = Fe::from_bytes(y)?;
-        Some(Self { x, y, z: Fe::ONE })
+        Some(Self {
+            x: Lanes([Fe::from_bytes(x)?]),
+            y: Lanes([Fe::from_bytes(y)?]),
+            z: Lanes::ONE,
+        })
+    }
+
+    fn z(&self) -> Fe {
+        self.z.0[0]
+    }
+}
+
+impl<const L: usize> JacobianLanes<L> {
+    pub(super) const IDENTITY: Self = Self {
+        x: Lanes::ONE,
+        y: Lanes::ONE,
+        z: Lanes::ZERO,
+    };
+
+    /// The points `points` as the lanes of one value.
+    fn gather(points: &[Jacobian; L]) -> Self {
+        Self {
+            x: Lanes(core::array::from_fn(|i| points[i].x.0[0])),
+            y: Lanes(core::array::from_fn(|i| points[i].y.0[0])),
+            z: Lanes(core::array::from_fn(|i| points[i].z.0[0])),
+        }
+    }
+
+    /// Each lane as a point of its own.
+    fn scatter(&self) -> [Jacobian; L] {
+        core::array::from_fn(|i| Jacobian {
+            x: Lanes([self.x.0[i]]),
+            y: Lanes([self.y.0[i]]),
+            z: Lanes([self.z.0[i]]),
+        })
+    }
+
+    /// `b` in the lanes where `mask` holds, `a` elsewhere.
+    fn select_where(a: &Self, b: &Self, mask: LaneMask<L>) -> Self {
+        Self {
+            x: Lanes::select(&a.x, &b.x, mask),
+            y: Lanes::select(&a.y, &b.y, mask),
+            z: Lanes::select(&a.z, &b.z, mask),
+        }
+    }
+
+    /// Every lane negated where `choice` holds.
+    fn conditional_negate(&mut self, choice: Choice) {
+        let negated = self.y.neg();
+        self.y = Lanes::select(&self.y, &negated, LaneMask::splat(choice));
     }
 
     /// `2·P` (dbl-2001-b for `a = −3`, 3M + 5S); the identity stays the identity (`Z₃ = 2YZ`).
@@ -144,10 +178,17 @@ impl Jacobian {
         let x3 = r.square().sub(&j).sub(&v.double());
         let y3 = r.mul(&v.sub(&x3)).sub(&s1.mul(&j).double());
         let z3 = self.z.add(&other.z).square().sub(&z1z1).sub(&z2z2).mul(&h);
+        let (self_zero, other_zero) = (self.z.is_zero(), other.z.is_zero());
         // The general formula's one wrong case, `P = Q` ≠ identity (`H = 0`, `r = 0`); see the
         // module documentation for why the ladder never reaches it.
-        debug_assert!(
-            !bool::from(!self.z.is_zero() & !other.z.is_zero() & h.is_zero() & r.is_zero()),
+        #[cfg(debug_assertions)]
+        assert!(
+            !self_zero
+                .not()
+                .and(other_zero.not())
+                .and(h.is_zero())
+                .and(r.is_zero())
+                .any(),
             "P + P through the general addition"
         );
         let sum = Self {
@@ -155,8 +196,8 @@ impl Jacobian {
             y: y3,
             z: z3,
         };
-        let sum = Self::conditional_select(&sum, other, self.z.is_zero());
-        Self::conditional_select(&sum, self, other.z.is_zero())
+        let sum = Self::select_where(&sum, other, self_zero);
+        Self::select_where(&sum, self, other_zero)
     }
 
     /// `1·P … 16·P`: doublings for the even multiples, `2j·P + P` for the odd ones.
@@ -205,25 +246,27 @@ fn signed_radix32(le: &[u8; 32]) -> Zeroizing<[i8; DIGITS]> {
 }
 
 /// `|d|·P` read from the table by a full scan, negated when `d < 0`; the identity for `d = 0`.
-fn select(table: &[Jacobian; TABLE], d: i8) -> Jacobian {
+/// Every lane reads the same entry (the lanes share the scalar).
+fn select<const L: usize>(table: &[JacobianLanes<L>; TABLE], d: i8) -> JacobianLanes<L> {
     let mask = (d >> 7) as u8;
     let mut magnitude = ((d as u8) ^ mask).wrapping_sub(mask);
-    let mut out = Jacobian::IDENTITY;
+    let mut out = JacobianLanes::IDENTITY;
     for (j, entry) in table.iter().enumerate() {
-        out.conditional_assign(entry, magnitude.ct_eq(&(j as u8 + 1)));
+        let hit = LaneMask::splat(magnitude.ct_eq(&(j as u8 + 1)));
+        out = JacobianLanes::select_where(&out, entry, hit);
     }
     out.conditional_negate(Choice::from(mask & 1));
     magnitude.zeroize();
     out
 }
 
-/// `k·P` in constant time in `k`, unnormalized.
-pub(super) fn mul(base: &Jacobian, k: &CtScalar) -> Zeroizing<Jacobian> {
-    let table = base.table();
+/// `k·P` in every lane, in constant time in `k`, unnormalized.
+fn mul_lanes<const L: usize>(base: &JacobianLanes<L>, k: &CtScalar) -> Zeroizing<JacobianLanes<L>> {
+    let table = Zeroizing::new(base.table());
     let (le, negate) = halve(k);
     let digits = signed_radix32(&le);
     let mut acc = Zeroizing::new(select(&table, digits[DIGITS - 1]));
-    let mut addend = Zeroizing::new(Jacobian::IDENTITY);
+    let mut addend = Zeroizing::new(JacobianLanes::IDENTITY);
     for &d in digits.iter().rev().skip(1) {
         for _ in 0..5 {
             *acc = acc.double();
@@ -233,6 +276,29 @@ pub(super) fn mul(base: &Jacobian, k: &CtScalar) -> Zeroizing<Jacobian> {
     }
     acc.conditional_negate(negate);
     acc
+}
+
+/// `k·P` in constant time in `k`, unnormalized.
+pub(super) fn mul(base: &Jacobian, k: &CtScalar) -> Zeroizing<Jacobian> {
+    mul_lanes(base, k)
+}
+
+/// `k·Bᵢ` for every base, in constant time in `k`, unnormalized: [`LANES`] bases at a time in
+/// lockstep, a last odd one alone.
+pub(super) fn mul_each(bases: &[Jacobian], k: &CtScalar) -> Zeroizing<Vec<Jacobian>> {
+    let mut out = Zeroizing::new(Vec::with_capacity(bases.len()));
+    let mut groups = bases.chunks_exact(LANES);
+    for group in &mut groups {
+        match <&[Jacobian; LANES]>::try_from(group) {
+            Ok(group) => out.extend(mul_lanes(&JacobianLanes::gather(group), k).scatter()),
+            // `chunks_exact` yields exactly `LANES` bases; one at a time otherwise.
+            Err(_) => out.extend(group.iter().map(|b| *mul(b, k))),
+        }
+    }
+    for base in groups.remainder() {
+        out.push(*mul(base, k));
+    }
+    out
 }
 
 /// Affine coordinates `x ‖ y` of a point, each canonical big-endian.
@@ -245,7 +311,7 @@ pub(super) fn normalize_batch(points: &[Jacobian]) -> Vec<Option<AffineBytes>> {
     let zs: Zeroizing<Vec<Fe>> = Zeroizing::new(
         points
             .iter()
-            .map(|p| Fe::conditional_select(&p.z, &Fe::ONE, p.z.is_zero()))
+            .map(|p| Fe::conditional_select(&p.z(), &Fe::ONE, p.z().is_zero()))
             .collect(),
     );
     // prefix[i] = z₀ ⋯ zᵢ₋₁
@@ -267,13 +333,13 @@ pub(super) fn normalize_batch(points: &[Jacobian]) -> Vec<Option<AffineBytes>> {
     running.zeroize();
     for (p, zinv) in points.iter().zip(inverses.iter()) {
         // The identity test is a branch: see `ct.rs` on what the caller reveals anyway.
-        if bool::from(p.z.is_zero()) {
+        if bool::from(p.z().is_zero()) {
             out.push(None);
             continue;
         }
         let mut zinv2 = zinv.square();
-        let mut x = p.x.mul(&zinv2);
-        let mut y = p.y.mul(&zinv2.mul(zinv));
+        let mut x = p.x.0[0].mul(&zinv2);
+        let mut y = p.y.0[0].mul(&zinv2.mul(zinv));
         let mut xy = Zeroizing::new([0u8; 64]);
         xy[..32].copy_from_slice(&Zeroizing::new(x.to_bytes()));
         xy[32..].copy_from_slice(&Zeroizing::new(y.to_bytes()));

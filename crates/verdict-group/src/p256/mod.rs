@@ -71,6 +71,7 @@ mod embed;
 mod field;
 mod group;
 mod jacobian;
+mod lanes;
 mod point;
 mod scalar;
 mod wnaf;
