@@ -30,26 +30,29 @@ fn p_plus(d: i64) -> [u8; 32] {
 /// Canonical edge values: 0, 1, 2, p − 1, p − 2, 2^255, 2^224, 2^192 + 2^96 and numbers whose
 /// limbs are all ones or all zeros where `p`'s are not.
 fn edges() -> Vec<[u8; 32]> {
-    let mut out = vec![[0u8; 32], p_plus(-1), p_plus(-2), p_plus(-(1 << 40))];
-    for small in [1u8, 2, 3] {
+    // Big-endian bytes: index `i` holds bits `8·(31 − i)` and up.
+    let with = |bytes: &[(usize, u8)]| {
         let mut v = [0u8; 32];
-        v[31] = small;
-        out.push(v);
-    }
-    let mut top = [0u8; 32];
-    top[0] = 0x80;
-    out.push(top);
-    let mut b224 = [0u8; 32];
-    b224[3] = 1;
-    out.push(b224);
-    let mut mixed = [0u8; 32];
-    mixed[7] = 1;
-    mixed[19] = 1;
-    out.push(mixed);
-    let mut ones = [0xffu8; 32];
-    ones[0] = 0x7f;
-    out.push(ones);
-    out
+        for &(i, b) in bytes {
+            v[i] = b;
+        }
+        v
+    };
+    let mut below_top_bit = [0xffu8; 32];
+    below_top_bit[0] = 0x7f;
+    vec![
+        [0u8; 32],
+        with(&[(31, 1)]),
+        with(&[(31, 2)]),
+        with(&[(31, 3)]),
+        p_plus(-1),
+        p_plus(-2),
+        p_plus(-(1 << 40)),
+        with(&[(0, 0x80)]),
+        with(&[(3, 1)]),
+        with(&[(7, 1), (19, 1)]),
+        below_top_bit,
+    ]
 }
 
 fn theirs(bytes: &[u8; 32]) -> FieldElement {
