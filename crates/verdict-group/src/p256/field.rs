@@ -4,13 +4,13 @@
 //! # Why not `p256`'s field
 //!
 //! `p256` 0.13's `FieldElement` is constant time, but its squaring is a general
-//! multiplication and none of its limb functions is marked for inlining, so every one of the
-//! ladder's ≈ 2,900 field operations per product is an out-of-line call from this crate. The
-//! ladder is mostly squarings (5 per doubling, 255 doublings). Here a squaring computes each of
-//! the six cross products once and doubles them (10 word products instead of 16), and every
-//! operation inlines into the point formulas. On the 2-vCPU VM of `docs/PERFORMANCE.md`, a chain
-//! of dependent squarings took 23 ns per step against 36 ns with `p256`, multiplications 27 ns
-//! against 35 ns.
+//! multiplication, and none of its limb functions is marked for inlining across crates. A
+//! ladder product costs ≈ 3,000 multiplications and squarings, more than half of them
+//! squarings, and ≈ 4,000 additions and subtractions. Here a squaring computes each of the six
+//! cross products once and doubles them (10 word products instead of 16), and the additions and
+//! subtractions inline into the point formulas. On the 2-vCPU VM of `docs/PERFORMANCE.md`, a
+//! chain of dependent squarings took 23 ns per step against 36 ns with `p256`, multiplications
+//! 27 ns against 35 ns.
 //!
 //! # Representation
 //!
@@ -28,14 +28,20 @@
 //! arithmetic on `u128`, the final subtraction of `p` is undone with a mask built from the
 //! borrow, zero tests go through `subtle`, and inversion is a fixed exponentiation by `p − 2`.
 //! `from_bytes` decides canonicity without branching on the value, and only its `Option`
-//! reveals the answer (callers pass public coordinates).
+//! reveals the answer. Callers pass public base coordinates, or coordinates of the ladder's
+//! secret-dependent results, which are canonical by construction (`to_bytes` of a reduced
+//! element), so for those the answer is always the same and reveals nothing.
+//!
+//! `Fe` has no `Debug` and no `==` outside tests: a derived `Debug` would print secret limbs and
+//! a derived `==` compares limb by limb with early exit.
 
 use p256_rustcrypto::FieldBytes;
 use p256_rustcrypto::elliptic_curve::subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
 /// A field element in Montgomery form, fully reduced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy)]
+#[cfg_attr(test, derive(Debug, PartialEq, Eq))]
 pub(super) struct Fe(pub(super) [u64; 4]);
 
 /// `p`, least significant limb first.
@@ -138,6 +144,7 @@ impl Fe {
             let mut word = [0u8; 8];
             word.copy_from_slice(&bytes[32 - 8 * (i + 1)..32 - 8 * i]);
             *limb = u64::from_be_bytes(word);
+            word.zeroize();
         }
         // Canonical iff subtracting p borrows.
         let (_, b) = sbb(limbs[0], P[0], 0);

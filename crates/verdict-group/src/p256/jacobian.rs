@@ -9,7 +9,7 @@
 //! Doublings dominate. The `a = −3` Jacobian doubling costs 3M + 5S, and with the secret
 //! scalar recoded into signed 5-bit digits a multiplication is 255 doublings, 51 additions and a
 //! 16-entry table. Results are normalized together with one inversion (Montgomery's trick), so a
-//! batch of `L` products costs one inversion instead of `L`. A batch shares its scalar, so its
+//! batch of `b` products costs one inversion instead of `b`. A batch shares its scalar, so its
 //! ladders run the same operations on the same digits: they run two at a time in lockstep
 //! (`lanes.rs`), which gives the processor two independent chains of field arithmetic to
 //! overlap.

@@ -27,8 +27,9 @@ fn p_plus(d: i64) -> [u8; 32] {
     v
 }
 
-/// Canonical edge values: 0, 1, 2, p − 1, p − 2, 2^255, 2^224, 2^192 + 2^96 and numbers whose
-/// limbs are all ones or all zeros where `p`'s are not.
+/// Canonical edge values as integers: 0, 1, 2, 3, p − 1, p − 2, p − 2^40, 2^255, 2^224,
+/// 2^192 + 2^96 and 2^255 − 1. (Their Montgomery limbs look random; [`limb_patterns`] gives the
+/// limbs themselves awkward values.)
 fn edges() -> Vec<[u8; 32]> {
     // Big-endian bytes: index `i` holds bits `8·(31 − i)` and up.
     let with = |bytes: &[(usize, u8)]| {
@@ -53,6 +54,52 @@ fn edges() -> Vec<[u8; 32]> {
         with(&[(7, 1), (19, 1)]),
         below_top_bit,
     ]
+}
+
+/// Limb values where carries and borrows go wrong: 0, 1, 2^32 − 1, 2^32, 2^63, 2^64 − 1 and
+/// `p`'s own limbs, with neighbours.
+const AWKWARD_LIMBS: [u64; 10] = [
+    0,
+    1,
+    0xffff_ffff,
+    0x1_0000_0000,
+    1 << 63,
+    u64::MAX,
+    u64::MAX - 1,
+    0xffff_ffff_0000_0001,
+    0xffff_ffff_0000_0000,
+    0xffff_ffff_0000_0002,
+];
+
+/// `p`, least significant limb first.
+const P_LIMBS: [u64; 4] = [u64::MAX, 0xffff_ffff, 0, 0xffff_ffff_0000_0001];
+
+/// Whether little-endian limbs are below `p` (a valid Montgomery representation).
+fn below_p(limbs: &[u64; 4]) -> bool {
+    limbs.iter().rev().lt(P_LIMBS.iter().rev())
+}
+
+/// Montgomery representations with awkward limbs: every limb drawn from [`AWKWARD_LIMBS`] (the
+/// ones below `p`), plus `ONE`, `R²` and `p − 1` as limbs.
+fn limb_patterns() -> Vec<Fe> {
+    let mut out = vec![
+        Fe::ONE,
+        super::R2,
+        Fe([u64::MAX, 0xffff_ffff, 0, 0xffff_ffff_0000_0000]),
+    ];
+    // Four limbs from a small set in a fixed mixed order, enough to put every value in every
+    // position and next to every other.
+    for (i, &a) in AWKWARD_LIMBS.iter().enumerate() {
+        for (j, &b) in AWKWARD_LIMBS.iter().enumerate() {
+            let c = AWKWARD_LIMBS[(i + 2 * j + 1) % AWKWARD_LIMBS.len()];
+            let d = AWKWARD_LIMBS[(3 * i + j + 5) % AWKWARD_LIMBS.len()];
+            let limbs = [a, b, c, d];
+            if below_p(&limbs) {
+                out.push(Fe(limbs));
+            }
+        }
+    }
+    out
 }
 
 fn theirs(bytes: &[u8; 32]) -> FieldElement {
@@ -90,6 +137,27 @@ fn edge_values_agree_with_p256() {
     }
 }
 
+/// The same with awkward limbs as the operands' Montgomery representations, which the edge
+/// integers above never produce.
+#[test]
+fn awkward_limbs_agree_with_p256() {
+    let values: Vec<[u8; 32]> = limb_patterns()
+        .iter()
+        .map(|x| x.to_bytes().into())
+        .collect();
+    assert!(values.len() > 60, "{} patterns", values.len());
+    for (i, a) in values.iter().enumerate() {
+        // Every pattern against a spread of others (all pairs would be ~10⁴ inversions).
+        for b in values.iter().skip(i % 7).step_by(7) {
+            agree(a, b);
+        }
+    }
+    // A value's limbs survive a round trip exactly.
+    for x in limb_patterns() {
+        assert_eq!(ours(&x.to_bytes().into()), x);
+    }
+}
+
 #[test]
 fn constants_are_zero_and_one() {
     assert_eq!(Fe::ZERO.to_bytes(), FieldElement::ZERO.to_bytes());
@@ -111,6 +179,14 @@ fn only_canonical_encodings_decode() {
         );
     }
     assert!(Fe::from_bytes(&FieldBytes::from([0xffu8; 32])).is_none());
+    // p + 2^128: limb 2 non-zero while the top limb equals p's.
+    let mut above = P_BE;
+    above[15] = 1;
+    assert!(Fe::from_bytes(&FieldBytes::from(above)).is_none());
+    // 2^256 − 2^224, just below p in the top limbs.
+    let mut below = [0u8; 32];
+    below[..4].copy_from_slice(&[0xff; 4]);
+    assert!(Fe::from_bytes(&FieldBytes::from(below)).is_some());
     assert!(Fe::from_bytes(&FieldBytes::from(p_plus(-1))).is_some());
 }
 
@@ -133,6 +209,21 @@ proptest! {
         a[0] &= 0x7f;
         b[0] &= 0x7f;
         agree(&a, &b);
+    }
+
+    #[test]
+    fn awkward_random_limbs_agree_with_p256(
+        picks in proptest::array::uniform4(0usize..AWKWARD_LIMBS.len() + 1),
+        random in any::<[u64; 4]>(),
+        other in any::<[u8; 32]>(),
+    ) {
+        // Each limb an awkward value or (the extra index) a random one.
+        let limbs: [u64; 4] =
+            core::array::from_fn(|i| AWKWARD_LIMBS.get(picks[i]).copied().unwrap_or(random[i]));
+        prop_assume!(below_p(&limbs));
+        let mut other = other;
+        other[0] &= 0x7f;
+        agree(&Fe(limbs).to_bytes().into(), &other);
     }
 
     #[test]
