@@ -84,7 +84,9 @@ fn mac(acc: u64, a: u64, b: u64, carry: u64) -> (u64, u64) {
 }
 
 /// The five-limb value `v` (below `2p`) reduced below `p`: `p` subtracted, and added back
-/// under a mask when that borrowed.
+/// under a mask when that borrowed. Spelled out, like `Fe::sub`'s masked addition of `p`: with
+/// the subtraction and the masked addition as shared helpers the ladder ran 2.7 % more
+/// instructions (callgrind, 124 products), on its hottest path.
 #[inline(always)]
 fn reduce_once(v: [u64; 5]) -> Fe {
     let (w0, b) = sbb(v[0], P[0], 0);
