@@ -20,7 +20,7 @@
 //! `subtle` conditional selection, inversion by a fixed exponentiation, and `CtOption` instead
 //! of branches for validity. This module uses it for the multiplications whose scalar is
 //! secret and converts points at the boundary. One product or one scalar times many bases
-//! runs on a faster ladder of ours (`jacobian.rs`) over a constant-time field of ours with a
+//! runs on a faster ladder of ours (`ladder.rs`, points in `jacobian.rs`) over a constant-time field of ours with a
 //! dedicated squaring (`field.rs`, tested against `p256`'s); the fixed-base table and the MSM
 //! use `p256`'s points.
 //!
@@ -58,7 +58,9 @@ use p256_rustcrypto::{
 use zeroize::{Zeroize, Zeroizing};
 
 use super::field::Fe;
-use super::jacobian::{self, AffineBytes, Jacobian};
+use super::jacobian::Affine as LadderAffine;
+use super::ladder;
+use super::normalize::{self, AffineBytes};
 use super::point::{IDENTITY_ENCODING, Point};
 use super::scalar::{Scalar, bigint_to_be};
 use crate::traits::{FixedBaseTable, Group, Scalar as _};
@@ -132,12 +134,12 @@ fn to_ct_scalar(s: &Scalar) -> Zeroizing<CtScalar> {
     Zeroizing::new(<CtScalar as Reduce<U256>>::reduce_bytes(&bytes))
 }
 
-/// A public arkworks point in the Jacobian coordinates of [`jacobian`], from its normalized
-/// form.
-fn to_jacobian(p: &Affine) -> Option<Jacobian> {
+/// A public arkworks point as a base of the ladder (`None` inside for the identity); `None`
+/// only for a coordinate not below `p`, which no arkworks point has.
+fn to_ladder_base(p: &Affine) -> Option<ladder::Base> {
     match p.xy() {
-        None => Some(Jacobian::IDENTITY),
-        Some((x, y)) => Jacobian::from_affine_bytes(&fq_bytes(&x), &fq_bytes(&y)),
+        None => Some(None),
+        Some((x, y)) => LadderAffine::from_bytes(&fq_bytes(&x), &fq_bytes(&y)).map(Some),
     }
 }
 
@@ -162,9 +164,9 @@ fn from_affine_bytes(xy: Option<&AffineBytes>) -> (Point, [u8; 33]) {
 
 /// `s · P`, constant time in `s`; `None` only for a base off the curve (impossible).
 pub(crate) fn mul(p: &Point, s: &Scalar) -> Option<Point> {
-    let base = to_jacobian(&p.0.into_affine())?;
-    let q = jacobian::mul(&base, &to_ct_scalar(s));
-    let normalized = jacobian::normalize_batch(core::slice::from_ref(&*q));
+    let base = to_ladder_base(&p.0.into_affine())?;
+    let q = ladder::mul(&base, &to_ct_scalar(s));
+    let normalized = normalize::normalize_batch(core::slice::from_ref(&*q));
     Some(from_affine_bytes(normalized.first().and_then(Option::as_ref)).0)
 }
 
@@ -172,14 +174,14 @@ pub(crate) fn mul(p: &Point, s: &Scalar) -> Option<Point> {
 /// results normalized with one shared constant-time inversion.
 pub(crate) fn mul_each_encoded(bases: &[Point], s: &Scalar) -> Option<(Vec<Point>, Vec<[u8; 33]>)> {
     let projective: Vec<Projective> = bases.iter().map(|p| p.0).collect();
-    let bases: Vec<Jacobian> = Projective::normalize_batch(&projective)
+    let bases: Vec<ladder::Base> = Projective::normalize_batch(&projective)
         .iter()
-        .map(to_jacobian)
+        .map(to_ladder_base)
         .collect::<Option<_>>()?;
     let k = to_ct_scalar(s);
-    let products = jacobian::mul_each(&bases, &k);
+    let products = ladder::mul_each(&bases, &k);
     Some(
-        jacobian::normalize_batch(&products)
+        normalize::normalize_batch(&products)
             .iter()
             .map(|xy| from_affine_bytes(xy.as_ref()))
             .unzip(),
@@ -373,7 +375,7 @@ mod tests {
             Scalar(Fr::from(2u64).pow([255u64])),
             Scalar(-Fr::from(2u64).pow([128u64])),
         ];
-        // Around the Jacobian ladder's halving (`jacobian.rs`): both sides of n/2, and
+        // Around the Jacobian ladder's halving (`ladder.rs`): both sides of n/2, and
         // n − 17 … n − 2, which become the small scalars 17 … 2 with the result negated.
         let half = Fr::from(2u64).inverse().expect("2 is invertible");
         out.extend([

@@ -1,5 +1,5 @@
 //! The P-256 base field `GF(p)`, `p = 2^256 − 2^224 + 2^192 + 2^96 − 1`, in constant time, for
-//! the secret-scalar ladder (`jacobian.rs`).
+//! the secret-scalar ladder (`ladder.rs`, `jacobian.rs`).
 //!
 //! # Why not `p256`'s field
 //!

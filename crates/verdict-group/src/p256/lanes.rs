@@ -1,5 +1,5 @@
 //! `L` field elements advanced in lockstep, so that the ladder can multiply `L` bases by one
-//! secret scalar at once (`jacobian.rs`).
+//! secret scalar at once (`ladder.rs`).
 //!
 //! # Why
 //!

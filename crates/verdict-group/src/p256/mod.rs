@@ -35,8 +35,9 @@
 //!   arithmetic, converting points at the boundary (the private module `ct` explains why arkworks
 //!   cannot do this and what exactly is covered). `Mul` and
 //!   [`Group::mul_each_encoded`] are a signed 5-bit window ladder in Jacobian coordinates
-//!   (`jacobian.rs`) on a constant-time field of this crate with a dedicated squaring
-//!   (`field.rs`), a batch sharing one inversion; the generator and [`Group::precompute`] use a signed radix-16 [`Table`] read with
+//!   (`ladder.rs`, points in `jacobian.rs`) on a constant-time field of this crate with a
+//!   dedicated squaring (`field.rs`), a batch adding affine table entries and sharing its
+//!   inversions (`normalize.rs`); the generator and [`Group::precompute`] use a signed radix-16 [`Table`] read with
 //!   constant-time selection; `msm` is a constant-time Straus interleaving. Results come back
 //!   normalized (`Z = 1`), so encoding them involves no further inversion.
 //! - **Multiplication by public scalars**: [`Group::mul_vartime`],
@@ -56,7 +57,8 @@
 //! The module is split by concern: [`Scalar`] and its encoding (`scalar.rs`), [`Point`], its
 //! SEC1 encoding and validation (`point.rs`), the [`Group`] implementation with the
 //! secret-scalar multiplications (`group.rs`), which run on the constant-time backend
-//! (`ct.rs`, [`Table`], the Jacobian ladder in `jacobian.rs` and its field in `field.rs`), the
+//! (`ct.rs`, [`Table`], the ladder in `ladder.rs` with its points in `jacobian.rs`, lanes in
+//! `lanes.rs`, batch normalization in `normalize.rs` and field in `field.rs`), the
 //! variable-time interleaved wNAF (`wnaf.rs`) and the message
 //! embedding (`embed.rs`).
 
@@ -71,7 +73,9 @@ mod embed;
 mod field;
 mod group;
 mod jacobian;
+mod ladder;
 mod lanes;
+mod normalize;
 mod point;
 mod scalar;
 mod wnaf;
