@@ -215,6 +215,9 @@ pub(super) struct AffineLanes<const L: usize> {
 /// One affine point.
 pub(super) type Affine = AffineLanes<1>;
 
+/// The affine multiples `1·B … 16·B` of one public base.
+pub(super) type Table = [Affine; TABLE];
+
 impl Affine {
     pub(super) fn new(x: Fe, y: Fe) -> Self {
         Self {

@@ -61,9 +61,6 @@ const DIGITS: usize = 52;
 /// Bases a batch multiplies in lockstep (`lanes.rs`).
 const LANES: usize = 2;
 
-/// The affine multiples `1·B … 16·B` of one public base.
-pub(super) type Table = [Affine; TABLE];
-
 /// The little-endian bytes of `min(k, n − k)` and whether `k` was replaced (`k > (n − 1)/2`).
 fn halve(k: &CtScalar) -> (Zeroizing<[u8; 32]>, Choice) {
     let high = k.is_high();

@@ -13,8 +13,7 @@ use p256_rustcrypto::elliptic_curve::subtle::ConditionallySelectable;
 use zeroize::{Zeroize, Zeroizing};
 
 use super::field::Fe;
-use super::jacobian::{Affine, Jacobian};
-use super::ladder::Table;
+use super::jacobian::{Affine, Jacobian, TABLE, Table};
 
 /// Affine coordinates `x ‖ y` of a point, each canonical big-endian.
 pub(super) type AffineBytes = Zeroizing<[u8; 64]>;
@@ -89,8 +88,8 @@ pub(super) fn tables(bases: &[Affine]) -> Vec<Table> {
     let zs: Vec<Fe> = multiples.iter().map(|p| p.coordinates().2).collect();
     let inverses = invert_each(&zs);
     multiples
-        .chunks_exact(super::jacobian::TABLE)
-        .zip(inverses.chunks_exact(super::jacobian::TABLE))
+        .chunks_exact(TABLE)
+        .zip(inverses.chunks_exact(TABLE))
         .map(|(points, zinvs)| {
             core::array::from_fn(|e| {
                 let (x, y) = affine(&points[e], &zinvs[e]);
