@@ -142,25 +142,28 @@ impl<const L: usize> JacobianLanes<L> {
         let y3 = r.mul(&v.sub(&x3)).sub(&s1.mul(&j).double());
         let z3 = self.z.add(&other.z).square().sub(&z1z1).sub(&z2z2).mul(&h);
         let (self_zero, other_zero) = (self.z.is_zero(), other.z.is_zero());
-        // The general formula's one wrong case, `P = Q` ≠ identity (`H = 0`, `r = 0`); see the
-        // module documentation for why the ladder never reaches it.
         #[cfg(debug_assertions)]
-        assert!(
-            !self_zero
-                .not()
-                .and(other_zero.not())
-                .and(h.is_zero())
-                .and(r.is_zero())
-                .any(),
-            "P + P through the general addition"
-        );
-        let sum = Self {
-            x: x3,
-            y: y3,
-            z: z3,
-        };
-        let sum = Self::select_where(&sum, other, self_zero);
-        Self::select_where(&sum, self, other_zero)
+        assert_not_doubling(self_zero, other_zero, &h, &r, "general");
+        Self::with_identities(
+            Self {
+                x: x3,
+                y: y3,
+                z: z3,
+            },
+            (self, self_zero),
+            (other, other_zero),
+        )
+    }
+
+    /// `sum`, unless an operand is the identity: then the other operand. The general
+    /// formulas compute garbage for an identity operand, so both cases are selected here.
+    fn with_identities(
+        sum: Self,
+        (p, p_zero): (&Self, LaneMask<L>),
+        (q, q_zero): (&Self, LaneMask<L>),
+    ) -> Self {
+        let sum = Self::select_where(&sum, q, p_zero);
+        Self::select_where(&sum, p, q_zero)
     }
 
     /// `P + Q` for an affine `Q` (madd-2007-bl, 7M + 4S), `Q` taken as the identity where
@@ -185,23 +188,37 @@ impl<const L: usize> JacobianLanes<L> {
         let self_zero = self.z.is_zero();
         let q_zero = LaneMask::splat(q_is_identity);
         #[cfg(debug_assertions)]
-        assert!(
-            !self_zero
-                .not()
-                .and(q_zero.not())
-                .and(h.is_zero())
-                .and(r.is_zero())
-                .any(),
-            "P + P through the mixed addition"
-        );
-        let sum = Self {
-            x: x3,
-            y: y3,
-            z: z3,
-        };
-        let sum = Self::select_where(&sum, &q.to_jacobian(), self_zero);
-        Self::select_where(&sum, self, q_zero)
+        assert_not_doubling(self_zero, q_zero, &h, &r, "mixed");
+        Self::with_identities(
+            Self {
+                x: x3,
+                y: y3,
+                z: z3,
+            },
+            (self, self_zero),
+            (&q.to_jacobian(), q_zero),
+        )
     }
+}
+
+/// The general formulas' one wrong case, `P = Q` ≠ identity (`H = 0` and `r = 0` with neither
+/// operand the identity), refused in debug builds: a branch on secret data that release builds
+/// do not contain. `ladder.rs` shows why the ladder never reaches it, and this makes every
+/// test of the ladder a test of that argument.
+#[cfg(debug_assertions)]
+fn assert_not_doubling<const L: usize>(
+    p_zero: LaneMask<L>,
+    q_zero: LaneMask<L>,
+    h: &Lanes<L>,
+    r: &Lanes<L>,
+    formula: &str,
+) {
+    let doubling = p_zero
+        .not()
+        .and(q_zero.not())
+        .and(h.is_zero())
+        .and(r.is_zero());
+    assert!(!doubling.any(), "P + P through the {formula} addition");
 }
 
 /// `L` affine points `(x, y)` advanced in lockstep: the entries of a public table, never the
