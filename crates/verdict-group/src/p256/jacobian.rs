@@ -141,28 +141,35 @@ impl<const L: usize> JacobianLanes<L> {
         let x3 = r.square().sub(&j).sub(&v.double());
         let y3 = r.mul(&v.sub(&x3)).sub(&s1.mul(&j).double());
         let z3 = self.z.add(&other.z).square().sub(&z1z1).sub(&z2z2).mul(&h);
-        let (self_zero, other_zero) = (self.z.is_zero(), other.z.is_zero());
-        #[cfg(debug_assertions)]
-        assert_not_doubling(self_zero, other_zero, &h, &r, "general");
-        Self::with_identities(
-            Self {
-                x: x3,
-                y: y3,
-                z: z3,
-            },
-            (self, self_zero),
-            (other, other_zero),
-        )
+        let sum = [x3, y3, z3];
+        let operands = [(self, self.z.is_zero()), (other, other.z.is_zero())];
+        Self::finish(sum, operands, (&h, &r), "general")
     }
 
-    /// `sum`, unless an operand is the identity: then the other operand. The general
-    /// formulas compute garbage for an identity operand, so both cases are selected here.
-    fn with_identities(
-        sum: Self,
-        (p, p_zero): (&Self, LaneMask<L>),
-        (q, q_zero): (&Self, LaneMask<L>),
+    /// The last step of both additions: the sum `(X₃, Y₃, Z₃)`, unless an operand is the
+    /// identity, for which the general formulas compute garbage; then the other operand. Debug
+    /// builds also refuse the formulas' one other wrong case, `P = Q` ≠ identity (`H = 0` and
+    /// `r = 0`): a branch on secret data that release builds do not contain. `ladder.rs` shows
+    /// why the ladder never reaches it, and this makes every test of the ladder a test of that
+    /// argument.
+    fn finish(
+        [x, y, z]: [Lanes<L>; 3],
+        [(p, p_zero), (q, q_zero)]: [(&Self, LaneMask<L>); 2],
+        (h, r): (&Lanes<L>, &Lanes<L>),
+        formula: &str,
     ) -> Self {
-        let sum = Self::select_where(&sum, q, p_zero);
+        #[cfg(debug_assertions)]
+        {
+            let doubling = p_zero
+                .not()
+                .and(q_zero.not())
+                .and(h.is_zero())
+                .and(r.is_zero());
+            assert!(!doubling.any(), "P + P through the {formula} addition");
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = (h, r, formula);
+        let sum = Self::select_where(&Self { x, y, z }, q, p_zero);
         Self::select_where(&sum, p, q_zero)
     }
 
@@ -185,40 +192,14 @@ impl<const L: usize> JacobianLanes<L> {
         let x3 = r.square().sub(&j).sub(&v.double());
         let y3 = r.mul(&v.sub(&x3)).sub(&self.y.mul(&j).double());
         let z3 = self.z.add(&h).square().sub(&z1z1).sub(&hh);
-        let self_zero = self.z.is_zero();
-        let q_zero = LaneMask::splat(q_is_identity);
-        #[cfg(debug_assertions)]
-        assert_not_doubling(self_zero, q_zero, &h, &r, "mixed");
-        Self::with_identities(
-            Self {
-                x: x3,
-                y: y3,
-                z: z3,
-            },
-            (self, self_zero),
-            (&q.to_jacobian(), q_zero),
-        )
+        let sum = [x3, y3, z3];
+        let q = q.to_jacobian();
+        let operands = [
+            (self, self.z.is_zero()),
+            (&q, LaneMask::splat(q_is_identity)),
+        ];
+        Self::finish(sum, operands, (&h, &r), "mixed")
     }
-}
-
-/// The general formulas' one wrong case, `P = Q` ≠ identity (`H = 0` and `r = 0` with neither
-/// operand the identity), refused in debug builds: a branch on secret data that release builds
-/// do not contain. `ladder.rs` shows why the ladder never reaches it, and this makes every
-/// test of the ladder a test of that argument.
-#[cfg(debug_assertions)]
-fn assert_not_doubling<const L: usize>(
-    p_zero: LaneMask<L>,
-    q_zero: LaneMask<L>,
-    h: &Lanes<L>,
-    r: &Lanes<L>,
-    formula: &str,
-) {
-    let doubling = p_zero
-        .not()
-        .and(q_zero.not())
-        .and(h.is_zero())
-        .and(r.is_zero());
-    assert!(!doubling.any(), "P + P through the {formula} addition");
 }
 
 /// `L` affine points `(x, y)` advanced in lockstep: the entries of a public table, never the

@@ -197,8 +197,7 @@ fn stand_in() -> Affine {
 /// with one inversion, then [`LANES`] bases at a time in lockstep, a last odd one alone.
 pub(super) fn mul_each(bases: &[Base], k: &CtScalar) -> Zeroizing<Vec<Jacobian>> {
     // Which bases are the identity is public: a branch on it reveals nothing.
-    let stand_in = bases.iter().any(Option::is_none).then(stand_in);
-    let points: Vec<Affine> = bases.iter().filter_map(|b| b.or(stand_in)).collect();
+    let points: Vec<Affine> = bases.iter().map(|b| b.unwrap_or_else(stand_in)).collect();
     let tables = normalize::tables(&points);
     let mut out = Zeroizing::new(Vec::with_capacity(bases.len()));
     let mut groups = tables.chunks_exact(LANES);
