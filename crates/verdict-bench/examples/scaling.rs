@@ -5,7 +5,8 @@
 //! printed with the speed-up against the first count. The first row is the machine's ceiling:
 //! independent multiplications with nothing serial, whose speed-up bounds every other row's;
 //! the second is the ceiling of a row that is one large multi-scalar multiplication split in
-//! parts. Each thread count has one pool for the whole run.
+//! parts. Each thread count has one pool for the whole run. The two `wake` rows time short
+//! sections back to back and after idleness: what waking a sleeping thread costs.
 //! A check that the parallel paths pay off, not the measurement of record (that is
 //! `cargo xtask bench` with `VERDICT_THREADS`, on an idle machine).
 
@@ -24,6 +25,18 @@ use verdict_nizk::{BatchVerifier, SigningKey};
 use verdict_shuffle::{Ciphertext, CiphertextList, KeyPair, ProofContext, ShuffleStatement};
 
 type Op = Box<dyn Fn() + Send + Sync>;
+
+/// An operation that times itself (only part of what it does counts).
+type TimedOp = Box<dyn Fn() -> Duration + Send + Sync>;
+
+/// An operation timed whole.
+fn timed_whole(op: Op) -> TimedOp {
+    Box::new(move || {
+        let t0 = Instant::now();
+        op();
+        t0.elapsed()
+    })
+}
 
 fn rng(seed: u64) -> ChaCha20Rng {
     ChaCha20Rng::seed_from_u64(seed)
@@ -285,6 +298,41 @@ fn shuffle_ops() -> Vec<(String, Op)> {
     ]
 }
 
+/// What waking a sleeping thread costs a parallel section: 32 sections of 8 constant-time
+/// multiplications split in two, each after `idle` with nothing to do (the caller sleeps, so
+/// the pool's threads go to sleep too), only the sections timed. With no idle gap the other
+/// thread is still looking for work when the next section starts; after a millisecond it is
+/// asleep, and how long it takes to wake is the machine's (on a VM whose idle vCPUs halt at
+/// once, tens of microseconds: docs/PERFORMANCE.md, "waking a thread"). The two rows'
+/// speed-ups differ by what a message handler's short sections lose to it.
+fn wake_op(idle: Duration) -> (String, TimedOp) {
+    let pairs: Vec<_> = reference::random_pairs(14).into_iter().take(8).collect();
+    let op: TimedOp = Box::new(move || {
+        let mut sections = Duration::ZERO;
+        for _ in 0..32 {
+            if !idle.is_zero() {
+                std::thread::sleep(idle);
+            }
+            let t0 = Instant::now();
+            let out = par::chunked(&pairs, 4, |chunk| {
+                chunk.iter().map(|(p, s)| *p * s).collect::<Vec<_>>()
+            });
+            sections += t0.elapsed();
+            std::hint::black_box(out);
+        }
+        sections
+    });
+    let name = if idle.is_zero() {
+        "wake: 32 sections of 2 x 4 multiplications, back to back".to_string()
+    } else {
+        format!(
+            "wake: 32 sections of 2 x 4 multiplications, each after {} us idle",
+            idle.as_micros()
+        )
+    };
+    (name, op)
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort_unstable();
     v.get(v.len() / 2).copied().unwrap_or_default()
@@ -306,13 +354,19 @@ fn main() -> Result<(), String> {
     let counts = verdict_bench::macro_bench::threads::thread_counts()
         .map_err(|e| e.to_string())?
         .unwrap_or_else(|| vec![1, 2]);
-    let mut ops = vec![raw_op(), raw_sustained_op(), raw_msm_op()];
-    ops.extend(hg_ops(256)?);
-    ops.extend(hg_ops(4096)?);
-    ops.extend(hg_p256_ops()?);
-    ops.push(xor_op()?);
-    ops.push(signatures_op());
-    ops.extend(shuffle_ops());
+    let mut whole = vec![raw_op(), raw_sustained_op(), raw_msm_op()];
+    whole.extend(hg_ops(256)?);
+    whole.extend(hg_ops(4096)?);
+    whole.extend(hg_p256_ops()?);
+    whole.push(xor_op()?);
+    whole.push(signatures_op());
+    whole.extend(shuffle_ops());
+    let mut ops: Vec<(String, TimedOp)> = whole
+        .into_iter()
+        .map(|(name, op)| (name, timed_whole(op)))
+        .collect();
+    ops.push(wake_op(Duration::ZERO));
+    ops.push(wake_op(Duration::from_millis(1)));
     // NAME-FILTER: substrings separated by `|`; an operation runs if its name holds one.
     ops.retain(|(name, _)| {
         filter
@@ -338,11 +392,7 @@ fn main() -> Result<(), String> {
         let mut times = vec![Vec::new(); counts.len()];
         for _ in 0..reps {
             for (k, pool) in pools.iter().enumerate() {
-                let took = pool.install(|| {
-                    let t0 = Instant::now();
-                    op();
-                    t0.elapsed()
-                });
+                let took = pool.install(op);
                 times[k].push(took);
             }
         }
