@@ -187,16 +187,11 @@ impl<S: ProtoSuite> Running<S> {
         // The XOR sums the reveal will use: each server's is kept only if it was summed over
         // exactly that server's share of S (whatever left the set since: doubles, rejections,
         // exclusions), else summed again from the share.
-        for (j, fw) in forwarded.iter_mut().enumerate() {
-            let server = ServerId(j as u32);
-            let upstream = &upstream;
-            let share = || {
-                accepted
-                    .iter()
-                    .filter(move |(c, _)| upstream.get(c) == Some(&server))
-            };
-            if !share().map(|(c, _)| c).eq(&fw.xor_sums.over) {
-                fw.xor_sums = xor_sums(&run.round.open, share().map(|(c, sub)| (*c, sub)));
+        let shares = shares_of(&accepted, &upstream, forwarded.len());
+        for (fw, share) in forwarded.iter_mut().zip(&shares) {
+            if *share != fw.xor_sums.over {
+                let subs = share.iter().filter_map(|c| Some((*c, accepted.get(c)?)));
+                fw.xor_sums = xor_sums(&run.round.open, subs);
             }
         }
         run.round.accepted = accepted;
@@ -254,5 +249,47 @@ impl<S: ProtoSuite> Running<S> {
             }
         }
         Ok(())
+    }
+}
+
+/// Each of `m` servers' share of the accepted set: the clients counted from it, in client
+/// order. One merge of the two maps (both ordered by client), not a lookup per client and
+/// server: at N = 1024 and M = 8 the lookups were a tenth of a hybrid round's serial work.
+fn shares_of<T>(
+    accepted: &BTreeMap<ClientId, T>,
+    upstream: &BTreeMap<ClientId, ServerId>,
+    m: usize,
+) -> Vec<Vec<ClientId>> {
+    let mut shares = vec![Vec::new(); m];
+    let mut up = upstream.iter().peekable();
+    for c in accepted.keys() {
+        while up.next_if(|(u, _)| *u < c).is_some() {}
+        if let Some((_, j)) = up.next_if(|(u, _)| *u == c)
+            && let Some(share) = shares.get_mut(j.index())
+        {
+            share.push(*c);
+        }
+    }
+    shares
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_list_each_accepted_client_under_its_upstream_in_order() {
+        let accepted: BTreeMap<ClientId, ()> = [1, 2, 4, 6, 7].map(|c| (ClientId(c), ())).into();
+        // Upstream entries without an accepted client (0, 3) are skipped, and so are an
+        // accepted client without an upstream (6) and one naming no server (7 -> 9).
+        let upstream: BTreeMap<ClientId, ServerId> =
+            [(0, 0), (1, 1), (2, 0), (3, 1), (4, 1), (7, 9)]
+                .map(|(c, j)| (ClientId(c), ServerId(j)))
+                .into();
+        let shares = shares_of(&accepted, &upstream, 3);
+        assert_eq!(
+            shares,
+            vec![vec![ClientId(2)], vec![ClientId(1), ClientId(4)], vec![]]
+        );
     }
 }
