@@ -170,19 +170,22 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
         let two64 = two32 * two32;
         let mut weight =
             || G::Scalar::from_u64(rng.next_u64()) * two64 + G::Scalar::from_u64(rng.next_u64());
-        let rhos = self
-            .items
-            .iter()
-            .map(|item| match item {
-                Err(_) => Vec::new(),
-                Ok(p) => (0..p.checks_g.len() + p.checks_h.len())
-                    .map(|_| weight())
-                    .collect(),
-            })
-            .collect();
+        // All weights in one vector, each item's a run of it: a batch of a thousand signatures
+        // would otherwise allocate (and later free) a thousand one-scalar vectors.
+        let count = |item: &Result<Pending<G, H>, VerifyError>| {
+            item.as_ref()
+                .map_or(0, |p| p.checks_g.len() + p.checks_h.len())
+        };
+        let mut rhos = Vec::with_capacity(self.items.iter().map(count).sum());
+        let mut ends = Vec::with_capacity(self.items.len());
+        for item in &self.items {
+            rhos.extend((0..count(item)).map(|_| weight()));
+            ends.push(rhos.len());
+        }
         WeighedBatch {
             items: self.items,
             rhos,
+            ends,
         }
     }
 }
@@ -191,8 +194,11 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
 #[derive(Debug)]
 pub struct WeighedBatch<G: Group, H: Group<Scalar = G::Scalar> = G> {
     items: Vec<Result<Pending<G, H>, VerifyError>>,
-    /// Each item's equation weights (none for an item that failed before the batch).
-    rhos: Vec<Vec<G::Scalar>>,
+    /// Every item's equation weights, item after item (none for an item that failed before
+    /// the batch).
+    rhos: Vec<G::Scalar>,
+    /// Where each item's weights end in `rhos`.
+    ends: Vec<usize>,
 }
 
 impl<G: Group, H: Group<Scalar = G::Scalar>> WeighedBatch<G, H> {
@@ -239,9 +245,15 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> WeighedBatch<G, H> {
     fn weighted(&self) -> Vec<Weighted<'_, G, H>> {
         self.items
             .iter()
-            .zip(&self.rhos)
+            .zip(self.weights_of_items())
             .filter_map(|(item, rhos)| Some((item.as_ref().ok()?, rhos)))
             .collect()
+    }
+
+    /// Each item's weights (see `ends`).
+    fn weights_of_items(&self) -> impl Iterator<Item = &[G::Scalar]> {
+        let starts = core::iter::once(0).chain(self.ends.iter().copied());
+        (starts.zip(&self.ends)).map(|(lo, &hi)| self.rhos.get(lo..hi).unwrap_or_default())
     }
 
     /// The answer when the weighted proofs hold: only the items that failed before the batch
@@ -274,7 +286,7 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> WeighedBatch<G, H> {
 }
 
 /// A proof's equations with their weights.
-type Weighted<'a, G, H> = (&'a Pending<G, H>, &'a Vec<<G as Group>::Scalar>);
+type Weighted<'a, G, H> = (&'a Pending<G, H>, &'a [<G as Group>::Scalar]);
 
 /// Whether `Σ ρ · (equation)` vanishes over all the weighted proofs: consecutive runs of about
 /// equal terms (see [`runs_of_terms`]), one MSM each, in parallel with the `parallel` feature.
