@@ -184,6 +184,20 @@ where
     (a(), b())
 }
 
+/// Drops `value`, on another thread of the pool when this one has several: freeing a round's
+/// worth of small allocations (thousands of decoded submissions, a batch's proofs) is serial
+/// work that nothing waits for, so a server hands it to an idle thread and goes on. Without
+/// the feature, or inside a one-thread pool or [`serial`], `value` is dropped here and now.
+/// Nothing observable depends on where: only when the memory returns to the allocator.
+pub fn drop_later<T: Send + 'static>(value: T) {
+    #[cfg(feature = "parallel")]
+    if enabled() {
+        rayon::spawn(move || drop(value));
+        return;
+    }
+    drop(value);
+}
+
 /// Bytes below which [`hash`] hashes on the calling thread: BLAKE3's own threading pays only
 /// on large inputs (its documentation puts the break-even near 128 KiB on x86-64).
 pub const HASH_BYTES_PER_SPLIT: usize = 128 * 1024;
@@ -374,6 +388,35 @@ mod tests {
             threads()
         });
         assert_eq!(after_panic, two);
+    }
+
+    #[test]
+    fn drop_later_drops_on_the_pool_or_at_once() {
+        use std::sync::mpsc;
+        struct Tell(mpsc::Sender<std::thread::ThreadId>);
+        impl Drop for Tell {
+            fn drop(&mut self) {
+                let _ = self.0.send(std::thread::current().id());
+            }
+        }
+        let pool = Pool::new(2).unwrap();
+        // Serial: dropped before the call returns, on this thread.
+        let (tx, rx) = mpsc::channel();
+        let here = pool.install(|| {
+            serial(|| drop_later(Tell(tx)));
+            std::thread::current().id()
+        });
+        assert_eq!(rx.try_recv(), Ok(here));
+        // Two threads: dropped exactly once, by a thread of the pool (with the feature).
+        let (tx, rx) = mpsc::channel();
+        pool.install(|| drop_later(Tell(tx)));
+        let by = rx.recv_timeout(std::time::Duration::from_secs(10));
+        let test_thread = std::thread::current().id();
+        assert_eq!(by.map(|t| t != test_thread), Ok(cfg!(feature = "parallel")));
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(50))
+                .is_err()
+        );
     }
 
     #[test]

@@ -1,8 +1,6 @@
 //! Certification: every server's signature on the output, the certified output sent to the
 //! clients, archiving what blame needs, and the move to the next round.
 
-use std::collections::BTreeMap;
-
 use rand_core::{CryptoRng, RngCore};
 use verdict_dcnet::ServerId;
 use verdict_group::par;
@@ -88,13 +86,15 @@ impl<S: ProtoSuite> Running<S> {
         // blamed slot is decoded again), so a server's memory is not three rounds of both.
         let has_xor = run.round.has_xor();
         let mut accepted = core::mem::take(&mut run.round.accepted);
-        let mut discarded = BTreeMap::new();
+        // What the archive does not keep (thousands of allocations, one client's ciphertexts
+        // and proofs after another) is freed on another thread with the `parallel` feature.
         if has_xor {
-            for sub in accepted.values_mut() {
-                sub.cts = Vec::new();
-            }
+            let cts: Vec<_> = (accepted.values_mut())
+                .map(|sub| core::mem::take(&mut sub.cts))
+                .collect();
+            par::drop_later(cts);
         } else {
-            discarded = core::mem::take(&mut accepted);
+            par::drop_later(core::mem::take(&mut accepted));
         }
         let archived = Archived {
             open: run.round.open.clone(),
@@ -109,20 +109,10 @@ impl<S: ProtoSuite> Running<S> {
         };
         run.history.insert(round_no, archived);
         while run.history.len() > HISTORY_ROUNDS {
-            run.history.pop_first();
+            par::drop_later(run.history.pop_first());
         }
         run.schedule.advance(&result);
-        // Freeing the round's decoded submissions (thousands of allocations, one client's
-        // ciphertexts and proofs after another) overlaps with preparing the next round's slots,
-        // and is itself split over the pool, with the `parallel` feature.
-        let (nets, schedule) = (&run.nets, &run.schedule);
-        let ((), next) = par::join(
-            move || {
-                let mut freed: Vec<_> = discarded.into_values().collect();
-                par::for_each_mut(&mut freed, |sub| sub.cts = Vec::new());
-            },
-            || new_round::<S>(nets, schedule, round_no + 1, now, m),
-        );
+        let next = new_round::<S>(&run.nets, &run.schedule, round_no + 1, now, m);
         let next = next.map_err(|_| {
             // Every participant derives the same schedule: only a bug of ours gets here.
             Stop::fault(
@@ -133,7 +123,7 @@ impl<S: ProtoSuite> Running<S> {
                 Vec::new(),
             )
         })?;
-        run.round = next;
+        par::drop_later(core::mem::replace(&mut run.round, next));
         let future = core::mem::take(&mut run.future);
         core.round = round_no + 1;
         core.prune_headers();

@@ -109,6 +109,8 @@ impl<S: ProtoSuite> Running<S> {
             }
         }
         let checked = WeighedBatch::verify_together(&weighed);
+        // Thousands of small allocations (each signature's equation and weight).
+        par::drop_later(weighed);
         let signatures_hold: Vec<bool> = batch_of
             .iter()
             .map(|b| b.and_then(|b| checked.get(b)).is_some_and(Result::is_ok))
