@@ -17,7 +17,7 @@ use verdict_group::{Group, Scalar, par};
 
 use crate::error::{BatchError, VerifyError};
 use crate::or::{Or, OrProof};
-use crate::relation::{Check, Pending, Proof, Statement, pending_for};
+use crate::relation::{Check, Pending, Proof, Statement, Use, pending_for};
 use crate::transcript::Transcript;
 
 /// Collects proofs (of any statement type over `G`, `H`) and verifies them together.
@@ -128,7 +128,7 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
         mut transcript: Transcript,
         proof: &Proof<G, H>,
     ) -> usize {
-        let item = pending_for(statement, &mut transcript, proof);
+        let item = pending_for(statement, &mut transcript, proof, Use::Batched);
         self.push(item)
     }
 
@@ -139,7 +139,7 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchVerifier<G, H> {
         mut transcript: Transcript,
         proof: &OrProof<G, H>,
     ) -> usize {
-        let item = statement.pending_for(&mut transcript, proof);
+        let item = statement.pending_for(&mut transcript, proof, Use::Batched);
         self.push(item)
     }
 
@@ -369,7 +369,7 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchItem<G, H> {
         mut transcript: Transcript,
         proof: &Proof<G, H>,
     ) -> Self {
-        Self(pending_for(statement, &mut transcript, proof))
+        Self(pending_for(statement, &mut transcript, proof, Use::Batched))
     }
 
     /// Equations computed by the caller (a signature's, see `Signature::batch_item`).
@@ -379,7 +379,7 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> BatchItem<G, H> {
 
     /// The equations of an OR proof (as [`BatchVerifier::add_or`] computes them).
     pub fn or(statement: &Or<'_, G, H>, mut transcript: Transcript, proof: &OrProof<G, H>) -> Self {
-        Self(statement.pending_for(&mut transcript, proof))
+        Self(statement.pending_for(&mut transcript, proof, Use::Batched))
     }
 }
 

@@ -7,7 +7,7 @@ use verdict_group::{Group, Scalar};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{DecodeError, RelationError, VerifyError};
-use crate::relation::{LinearForm, Pending, Proof, Shape, Statement};
+use crate::relation::{LinearForm, Pending, Proof, Shape, Statement, Use};
 use crate::transcript::Transcript;
 
 /// `S_1 ∨ S_2 ∨ … ∨ S_n` over statements in `G` (and `H`).
@@ -195,6 +195,7 @@ impl<'a, G: Group, H: Group<Scalar = G::Scalar>> Or<'a, G, H> {
         forms: &[LinearForm<G, H>],
         proof: &OrProof<G, H>,
         c: G::Scalar,
+        use_: Use,
     ) -> Result<Pending<G, H>, VerifyError> {
         if proof.branches.len() != forms.len() || proof.challenges.len() + 1 != forms.len() {
             return Err(VerifyError::ShapeMismatch);
@@ -203,16 +204,17 @@ impl<'a, G: Group, H: Group<Scalar = G::Scalar>> Or<'a, G, H> {
         let mut pending = Pending::new();
         for (b, (form, p)) in forms.iter().zip(&proof.branches).enumerate() {
             let cb = proof.challenges.get(b).copied().unwrap_or(last);
-            pending.add(form, p, cb)?;
+            pending.add(form, p, cb, use_)?;
         }
         Ok(pending)
     }
 
-    /// The verification equations of `proof`, for single or batch verification.
+    /// The verification equations of `proof`, built for single or batch verification.
     pub(crate) fn pending_for(
         &self,
         t: &mut Transcript,
         proof: &OrProof<G, H>,
+        use_: Use,
     ) -> Result<Pending<G, H>, VerifyError> {
         let forms = self.bind(t);
         if proof.branches.len() != forms.len() {
@@ -222,12 +224,12 @@ impl<'a, G: Group, H: Group<Scalar = G::Scalar>> Or<'a, G, H> {
             p.absorb_commitments(t);
         }
         let c = t.challenge_scalar::<G>(b"challenge");
-        self.pending(&forms, proof, c)
+        self.pending(&forms, proof, c, use_)
     }
 
     /// Verifies `proof`.
     pub fn verify(&self, t: &mut Transcript, proof: &OrProof<G, H>) -> Result<(), VerifyError> {
-        if self.pending_for(t, proof)?.holds() {
+        if self.pending_for(t, proof, Use::Alone)?.holds() {
             Ok(())
         } else {
             Err(VerifyError::InvalidProof)
@@ -267,7 +269,7 @@ impl<'a, G: Group, H: Group<Scalar = G::Scalar>> Or<'a, G, H> {
         challenge: &G::Scalar,
     ) -> Result<(), VerifyError> {
         let forms = self.bind(t);
-        if self.pending(&forms, proof, *challenge)?.holds() {
+        if self.pending(&forms, proof, *challenge, Use::Alone)?.holds() {
             Ok(())
         } else {
             Err(VerifyError::InvalidProof)

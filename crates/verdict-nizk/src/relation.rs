@@ -19,6 +19,9 @@ use crate::encoded::Encoded;
 use crate::error::{DecodeError, RelationError, VerifyError};
 use crate::transcript::Transcript;
 
+mod pending;
+pub(crate) use pending::{Check, Pending, Use};
+
 /// A public point, or a public linear combination `Σ w_k P_k` kept unevaluated so that a
 /// verifier can expand it into its multi-scalar multiplication (and merge common `P_k` across
 /// a batch).
@@ -45,6 +48,16 @@ impl<G: Group> Lin<G> {
                         .map(|(w, p)| p.mul_vartime(w))
                         .sum()
                 })
+            }
+        }
+    }
+
+    /// The value, a combination's multi-scalar multiplication split over the threads.
+    fn eval_split(&self) -> G {
+        match self {
+            Lin::Point(p) => *p,
+            Lin::Combo { weights, points } => {
+                verdict_group::par::msm_vartime(weights, points).unwrap_or_else(|_| self.eval())
             }
         }
     }
@@ -202,107 +215,6 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Proof<G, H> {
     }
 }
 
-/// One verification equation `Σ s_i · P_i = 0`.
-///
-/// Term order: the commitment (coefficient 1), then `bases` base terms (candidates for merging
-/// across a batch: generators, common bases), then the public images.
-#[derive(Clone, Debug)]
-pub(crate) struct Check<G: Group> {
-    pub(crate) scalars: Vec<G::Scalar>,
-    pub(crate) points: Vec<G>,
-    pub(crate) bases: usize,
-}
-
-impl<G: Group> Check<G> {
-    fn with_capacity(n: usize) -> Self {
-        Self {
-            scalars: Vec::with_capacity(n),
-            points: Vec::with_capacity(n),
-            bases: 0,
-        }
-    }
-    /// Whether the equation holds. A long one (a folded vector DLEQ over a shuffle's
-    /// thousand decryption shares) is split over threads with the `parallel` feature; short
-    /// ones stay one multi-scalar multiplication (`par` does not split below its minimum).
-    pub(crate) fn holds(&self) -> bool {
-        verdict_group::par::msm_vartime(&self.scalars, &self.points).is_ok_and(|p| p.is_identity())
-    }
-}
-
-/// The verification equations of one proof (possibly several relations, e.g. OR branches),
-/// ready to be checked alone or folded into a batch.
-#[derive(Clone, Debug)]
-pub(crate) struct Pending<G: Group, H: Group<Scalar = G::Scalar>> {
-    pub(crate) checks_g: Vec<Check<G>>,
-    pub(crate) checks_h: Vec<Check<H>>,
-}
-
-impl<G: Group, H: Group<Scalar = G::Scalar>> Pending<G, H> {
-    pub(crate) fn new() -> Self {
-        Self {
-            checks_g: Vec::new(),
-            checks_h: Vec::new(),
-        }
-    }
-
-    /// Adds the checks `A_i − Σ_j z_{k(i,j)} B_{i,j} + c · P_i = 0` of `form` for `proof`.
-    pub(crate) fn add(
-        &mut self,
-        form: &LinearForm<G, H>,
-        proof: &Proof<G, H>,
-        challenge: G::Scalar,
-    ) -> Result<(), VerifyError> {
-        if proof.shape() != form.shape() {
-            return Err(VerifyError::ShapeMismatch);
-        }
-        fn eqs<G: Group>(
-            eqs: &[Eqn<G>],
-            commitments: &[Encoded<G>],
-            z: &[G::Scalar],
-            c: G::Scalar,
-            out: &mut Vec<Check<G>>,
-        ) {
-            for (eq, a) in eqs.iter().zip(commitments) {
-                let mut check = Check::with_capacity(eq.terms.len() + 2);
-                check.scalars.push(G::Scalar::one());
-                check.points.push(*a.point());
-                for (k, base) in &eq.terms {
-                    base.push_terms(-z[*k], &mut check);
-                }
-                check.bases = check.points.len() - 1;
-                eq.image.push_terms(c, &mut check);
-                out.push(check);
-            }
-        }
-        eqs(
-            &form.eqs_g,
-            &proof.commitments_g,
-            &proof.responses,
-            challenge,
-            &mut self.checks_g,
-        );
-        eqs(
-            &form.eqs_h,
-            &proof.commitments_h,
-            &proof.responses,
-            challenge,
-            &mut self.checks_h,
-        );
-        Ok(())
-    }
-
-    pub(crate) fn holds(&self) -> bool {
-        self.checks_g.iter().all(Check::holds) && self.checks_h.iter().all(Check::holds)
-    }
-
-    /// MSM terms over all equations (what batching them costs).
-    pub(crate) fn terms(&self) -> usize {
-        let g: usize = self.checks_g.iter().map(|c| c.scalars.len()).sum();
-        let h: usize = self.checks_h.iter().map(|c| c.scalars.len()).sum();
-        g + h
-    }
-}
-
 /// `Σ_j s_{k_j} · B_j − e · P` for every equation, with constant-time multiplications (the
 /// scalars may be secret nonces; `e` may be a secret-dependent choice in OR proofs).
 ///
@@ -453,7 +365,7 @@ pub trait Statement<G: Group, H: Group<Scalar = G::Scalar> = G> {
     where
         Self: Sized,
     {
-        if pending_for(self, t, proof)?.holds() {
+        if pending_for(self, t, proof, Use::Alone)?.holds() {
             Ok(())
         } else {
             Err(VerifyError::InvalidProof)
@@ -487,7 +399,7 @@ pub trait Statement<G: Group, H: Group<Scalar = G::Scalar> = G> {
     {
         let form = self.bind(t);
         let mut pending = Pending::new();
-        pending.add(&form, proof, *challenge)?;
+        pending.add(&form, proof, *challenge, Use::Alone)?;
         if pending.holds() {
             Ok(())
         } else {
@@ -505,11 +417,12 @@ pub trait Statement<G: Group, H: Group<Scalar = G::Scalar> = G> {
 }
 
 /// Binds `statement`, absorbs the commitments of `proof`, squeezes the challenge and returns the
-/// verification equations.
+/// verification equations, built for `use_`.
 pub(crate) fn pending_for<G: Group, H: Group<Scalar = G::Scalar>>(
     statement: &(impl Statement<G, H> + ?Sized),
     t: &mut Transcript,
     proof: &Proof<G, H>,
+    use_: Use,
 ) -> Result<Pending<G, H>, VerifyError> {
     let form = statement.bind(t);
     if proof.shape() != form.shape() {
@@ -518,6 +431,6 @@ pub(crate) fn pending_for<G: Group, H: Group<Scalar = G::Scalar>>(
     proof.absorb_commitments(t);
     let c = t.challenge_scalar::<G>(b"challenge");
     let mut pending = Pending::new();
-    pending.add(&form, proof, c)?;
+    pending.add(&form, proof, c, use_)?;
     Ok(pending)
 }

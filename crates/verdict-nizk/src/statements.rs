@@ -165,9 +165,11 @@ impl<G: Group, H: Group<Scalar = G::Scalar>> Statement<G, H> for Dleq<G, H> {
 /// prover's `C*` and `H*`, whichever branch of an OR it knows): half-width weights halve those
 /// multi-scalar multiplications.
 ///
-/// Verifiers never compute `H*`, `C*`: the check is expanded into one multi-scalar
-/// multiplication over the `H_k` and `C_k`, and a batch merges the `H_k` common to all proofs
-/// (e.g. a round's per-slot generators).
+/// In a batch the check is expanded into terms over the `H_k` and `C_k`, and the batch merges
+/// the `H_k` common to all proofs (e.g. a round's per-slot generators). A proof checked alone
+/// with `L` of at least 32 evaluates `H*` and `C*` first, as the prover does (half-width
+/// weights, the two side by side with the `parallel` feature): the same equation, about a
+/// third less work than its expansion at `L = 1024`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VectorDleq<G: Group, H: Group<Scalar = G::Scalar> = G> {
     g: Encoded<G>,

@@ -22,7 +22,7 @@ fn equal_bases_of_consecutive_proofs_share_one_term() {
         let x = S::from_u64(10 + i);
         let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
         let proof = st.prove(&mut ctx.transcript(), &[x], &mut rng).unwrap();
-        let pending = pending_for(&st, &mut ctx.transcript(), &proof).unwrap();
+        let pending = pending_for(&st, &mut ctx.transcript(), &proof, Use::Batched).unwrap();
         assert_eq!(pending.checks_g.len(), 1);
         acc.add(&pending.checks_g[0], &S::from_u64(3 + i));
         acc.next_proof();
@@ -45,7 +45,7 @@ fn images_are_never_merged() {
     let mut acc = Accumulator::<G>::new();
     for i in 0..2u64 {
         let proof = st.prove(&mut ctx.transcript(), &[x], &mut rng).unwrap();
-        let pending = pending_for(&st, &mut ctx.transcript(), &proof).unwrap();
+        let pending = pending_for(&st, &mut ctx.transcript(), &proof, Use::Batched).unwrap();
         assert_eq!(pending.checks_g[0].bases, 1);
         acc.add(&pending.checks_g[0], &S::from_u64(3 + i));
         acc.next_proof();
@@ -194,7 +194,7 @@ fn runs_split_the_terms_not_the_proofs() {
         let x = S::from_u64(20 + i);
         let st = Schnorr::<G>::with_generator(G::mul_generator(&x));
         let proof = st.prove(&mut ctx.transcript(), &[x], rng).unwrap();
-        pending_for(&st, &mut ctx.transcript(), &proof).unwrap()
+        pending_for(&st, &mut ctx.transcript(), &proof, Use::Batched).unwrap()
     };
     let small: Vec<Pending<G, G>> = (0..100).map(|i| schnorr(i, &mut rng)).collect();
     assert_eq!(small[0].terms(), 3);

@@ -219,10 +219,23 @@ fn vector_dleq_complete_sound_bound() {
     }
 }
 
+/// Every position of 8 elements, and the ends and middle of 40 (long enough that a proof
+/// checked alone folds its combinations first).
 #[test]
 fn vector_dleq_one_bad_element_rejected() {
     let mut r = rng(30);
     let x = scalar(&mut r);
+    let long = random_points::<G>(40, &mut r);
+    for bad in [0, 20, 39] {
+        let mut cs: Vec<Encoded<G>> = long.iter().map(|h| Encoded::new(*h.point() * x)).collect();
+        cs[bad] = Encoded::new(*cs[bad].point() + G::generator());
+        let st = VectorDleq::new(G::generator(), G::mul_generator(&x), long.clone(), cs).unwrap();
+        let proof = st.prove(&mut ctx().transcript(), &[x], &mut r).unwrap();
+        assert!(
+            st.verify(&mut ctx().transcript(), &proof).is_err(),
+            "L = 40, bad {bad}"
+        );
+    }
     let hs = random_points::<G>(8, &mut r);
     for bad in 0..8 {
         let mut cs: Vec<Encoded<G>> = hs.iter().map(|h| Encoded::new(*h.point() * x)).collect();
@@ -247,13 +260,16 @@ fn vector_dleq_one_bad_element_rejected() {
 /// Two errors that cancel under equal (or any fixed, proportional) weights: `C_i = x·H_i + E`
 /// and `C_j = x·H_j − E`. Only weights drawn independently per element, after the statement,
 /// reject it; a fold with a constant weight, or one weight for all, would accept.
+///
+/// Run on 6 elements and on 40, where a proof checked alone evaluates the folds `H*`, `C*`
+/// before its equation instead of expanding them (verdict-nizk's `FOLD_MIN` is 32).
 #[test]
 fn vector_dleq_compensating_errors_rejected() {
     let mut r = rng(33);
     let x = scalar(&mut r);
-    let hs = random_points::<G>(6, &mut r);
     let e = G::mul_generator(&scalar(&mut r));
-    for (i, j) in [(0, 1), (2, 5), (4, 3)] {
+    for (len, i, j) in [(6, 0, 1), (6, 2, 5), (6, 4, 3), (40, 0, 39), (40, 17, 3)] {
+        let hs = random_points::<G>(len, &mut r);
         let mut cs: Vec<Encoded<G>> = hs.iter().map(|h| Encoded::new(*h.point() * x)).collect();
         cs[i] = Encoded::new(*cs[i].point() + e);
         cs[j] = Encoded::new(*cs[j].point() - e);
