@@ -324,3 +324,60 @@ fn one_and_two_threads_prove_and_verify_alike() {
         ]
     );
 }
+
+/// The batched verifier builds its weighted sum in parts, one per thread, each over a range of
+/// elements, the first also holding the terms in no element. Every element of a proof, in the
+/// first and in the last part (and the simple shuffle's equations of both halves), must still
+/// be checked: each change below is rejected on one thread (one part) and on two (two parts).
+#[test]
+fn every_part_of_the_batched_check_rejects_a_changed_element() {
+    type Tamper = Box<dyn Fn(&mut ShuffleProof<G>) + Send + Sync>;
+    let n = 80;
+    let g = G::generator();
+    let one = S::one();
+    let mut changes: Vec<(&str, Tamper)> = Vec::new();
+    for i in [0, 39, 40, n - 1] {
+        changes.push(("A", Box::new(move |p| p.a[i] += g)));
+        changes.push(("U", Box::new(move |p| p.u[i] += g)));
+        changes.push(("C", Box::new(move |p| p.c[i] += g)));
+        changes.push(("W", Box::new(move |p| p.w[i] += g)));
+        changes.push(("D", Box::new(move |p| p.d[i] += g)));
+        changes.push(("sigma", Box::new(move |p| p.sigma[i] += one)));
+        changes.push(("Theta i", Box::new(move |p| p.simple.theta[i] += g)));
+        changes.push(("Theta n+i", Box::new(move |p| p.simple.theta[n + i] += g)));
+        changes.push(("alpha i", Box::new(move |p| p.simple.alpha[i] += one)));
+        changes.push((
+            "alpha n+i-1",
+            Box::new(move |p| p.simple.alpha[n + i - 1] += one),
+        ));
+    }
+    changes.push(("Lambda1", Box::new(move |p| p.lambda1 += g)));
+    changes.push(("Lambda2", Box::new(move |p| p.lambda2 += g)));
+    changes.push(("tau", Box::new(move |p| p.tau += one)));
+    changes.push(("Gamma", Box::new(move |p| p.gamma += g)));
+    for threads in [1, 2] {
+        verdict_group::par::with_threads(threads, || {
+            let mut rng = ChaCha20Rng::seed_from_u64(23);
+            let (kp, _, inputs) = setup(n, &mut rng);
+            let h = kp.public();
+            let (outputs, witness) = shuffle(&h, &inputs, &mut rng);
+            let ctx = ProofContext::new(SESSION, 1);
+            let st = ShuffleStatement {
+                h,
+                inputs: &inputs,
+                outputs: &outputs,
+            };
+            let proof = prove(&ctx, &st, &witness, &mut rng).unwrap();
+            assert_eq!(verify(&ctx, &st, &proof), Ok(()));
+            for (what, change) in &changes {
+                let mut bad = proof.clone();
+                change(&mut bad);
+                assert!(
+                    verify(&ctx, &st, &bad).is_err(),
+                    "{what} changed, {threads} thread(s)"
+                );
+            }
+        })
+        .unwrap();
+    }
+}

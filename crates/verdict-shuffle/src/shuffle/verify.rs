@@ -5,7 +5,6 @@ use verdict_group::{Group, Scalar, par};
 
 use super::statement::{ShuffleProof, ShuffleStatement, check_statement, statement_transcript};
 use crate::ProofContext;
-use crate::elgamal::Ciphertext;
 use crate::error::{Check, ShuffleError};
 use crate::hooks::Hooks;
 use crate::simple;
@@ -140,79 +139,134 @@ pub(crate) fn verify_batched_with_hooks<G: Group>(
     let (z_commit, rest) = rest.split_at(n);
     let (z1, z2) = (rest[0], rest[1]);
 
-    let co = simple::batch_coeffs(n, &proof.simple.alpha, &ch.t, &ch.c, z_simple);
-    let mut on_g = co.on_base;
-    let mut on_gamma = co.on_gamma;
-    let mut scalars = Vec::with_capacity(11 * n + 5);
-    let mut points = Vec::with_capacity(11 * n + 5);
+    let weights = Weights {
+        simple: z_simple,
+        commit: z_commit,
+        z1,
+        z2,
+    };
+    // One part of the weighted sum per thread, each building its own terms and computing its
+    // own multi-scalar multiplication (on one thread, one part: the `11n + 5` terms).
+    let chunks = par::chunk_count(n, ELEMENTS_PER_PART);
+    let size = n.div_ceil(chunks).max(1);
+    let parts: Vec<(usize, usize)> = (0..n)
+        .step_by(size)
+        .map(|lo| (lo, n.min(lo + size)))
+        .collect();
+    let sums = par::map(&parts, |&(lo, hi)| {
+        let (scalars, points) = batch_terms(st, proof, &ch, &weights, hooks, lo, hi);
+        G::msm_vartime(&scalars, &points)
+    });
+    let reject = ShuffleError::Rejected {
+        check: Check::Batched,
+    };
+    let sum = sums
+        .into_iter()
+        .try_fold(G::identity(), |acc, part| part.map(|p| acc + p))
+        .map_err(|_| reject.clone())?;
+    if sum.is_identity() {
+        Ok(())
+    } else {
+        Err(reject)
+    }
+}
 
-    let mut on_d: Vec<G::Scalar> = Vec::with_capacity(n);
-    match hooks.prover_rs() {
-        Some((r, s)) => {
-            scalars.extend_from_slice(&co.on_x);
-            points.extend_from_slice(r);
-            scalars.extend_from_slice(&co.on_y);
-            points.extend_from_slice(s);
-            on_d.resize(n, G::Scalar::zero());
-        }
-        None => {
-            // Rᵢ = Aᵢ + λρᵢ·g − λ·Uᵢ,  Sᵢ = Cᵢ + λ·Dᵢ
-            for i in 0..n {
-                let cx = co.on_x[i];
+/// Shuffle elements per part of the batched check (11 terms each): below this the check is
+/// not split (a multi-scalar multiplication's parts each pay its bucket sums).
+const ELEMENTS_PER_PART: usize = 32;
+
+/// The batch weights of [`verify_batched_with_hooks`]: the simple shuffle's `2n` equations,
+/// the `n` commitment equations (33) and the two equations (34), (35).
+struct Weights<'a, S> {
+    simple: &'a [S],
+    commit: &'a [S],
+    z1: S,
+    z2: S,
+}
+
+/// The terms of the weighted sum of every equation that involve elements `lo..hi`: the
+/// simple shuffle's equations `i` and `n + i` (each moved to the form `… − Θ = 0`, with
+/// `X̂ᵢ = Rᵢ − t·g`, `Ŷᵢ = Sᵢ − t·Γ`, and `Rᵢ = Aᵢ + λρᵢ·g − λ·Uᵢ`, `Sᵢ = Cᵢ + λ·Dᵢ` expanded
+/// unless the hooks supply them), (33) for element `i`, and element `i`'s terms of (34) and
+/// (35); then this part's share of the coefficients of `g` and `Γ`. The part starting at 0
+/// also holds the terms in no element: `Λ₁`, `Λ₂`, `τ·g`, `τ·h`. The parts' sums add up to
+/// the whole weighted sum, whatever the split.
+fn batch_terms<G: Group>(
+    st: &ShuffleStatement<'_, G>,
+    proof: &ShuffleProof<G>,
+    ch: &Challenges<G>,
+    z: &Weights<'_, G::Scalar>,
+    hooks: &Hooks<G>,
+    lo: usize,
+    hi: usize,
+) -> (Vec<G::Scalar>, Vec<G>) {
+    let n = st.inputs.len();
+    let (alpha, theta) = (&proof.simple.alpha, &proof.simple.theta);
+    let (outputs, inputs) = (st.outputs.as_slice(), st.inputs.as_slice());
+    let len = 11 * (hi - lo) + 5;
+    let mut scalars = Vec::with_capacity(len);
+    let mut points = Vec::with_capacity(len);
+    let mut on_g = G::Scalar::zero();
+    let mut on_gamma = G::Scalar::zero();
+    for i in lo..hi {
+        // Simple shuffle, equation i: e·X̂ᵢ − αᵢ·Ŷᵢ − Θᵢ = 0 (e = c for i = 0, else αᵢ₋₁).
+        let e = if i == 0 { ch.c } else { alpha[i - 1] };
+        let cx = z.simple[i] * e;
+        let cy = -(z.simple[i] * alpha[i]);
+        on_g -= ch.t * cx;
+        on_gamma -= ch.t * cy;
+        scalars.push(-z.simple[i]);
+        points.push(theta[i]);
+        // Equation n + i: αⱼ₋₁·Γ − a·g − Θⱼ = 0 (a = c for the last, else αⱼ).
+        let j = n + i;
+        let a = if j == 2 * n - 1 { ch.c } else { alpha[j] };
+        on_gamma += z.simple[j] * alpha[j - 1];
+        on_g -= z.simple[j] * a;
+        scalars.push(-z.simple[j]);
+        points.push(theta[j]);
+        let on_d = match hooks.prover_rs() {
+            Some((r, s)) => {
+                scalars.push(cx);
+                points.push(r[i]);
+                scalars.push(cy);
+                points.push(s[i]);
+                G::Scalar::zero()
+            }
+            None => {
                 let lcx = ch.lambda * cx;
                 scalars.push(cx);
                 points.push(proof.a[i]);
                 scalars.push(-lcx);
                 points.push(proof.u[i]);
                 on_g += lcx * ch.rho[i];
-                scalars.push(co.on_y[i]);
+                scalars.push(cy);
                 points.push(proof.c[i]);
-                on_d.push(ch.lambda * co.on_y[i]);
+                ch.lambda * cy
             }
-        }
-    }
-    scalars.extend_from_slice(&co.on_theta);
-    points.extend_from_slice(&proof.simple.theta);
-
-    // (33): σᵢ·Γ − Wᵢ − Dᵢ = 0
-    for i in 0..n {
-        on_gamma += z_commit[i] * proof.sigma[i];
-        scalars.push(-z_commit[i]);
+        };
+        // (33): σᵢ·Γ − Wᵢ − Dᵢ = 0
+        on_gamma += z.commit[i] * proof.sigma[i];
+        scalars.push(-z.commit[i]);
         points.push(proof.w[i]);
-        scalars.push(on_d[i] - z_commit[i]);
+        scalars.push(on_d - z.commit[i]);
         points.push(proof.d[i]);
-    }
-    // (34), (35): Λ + τ·base − Σ σᵢ·out + Σ ρᵢ·in = 0
-    let first = |c: &Ciphertext<G>| c.x;
-    let second = |c: &Ciphertext<G>| c.y;
-    for (zk, lam, part) in [
-        (z1, proof.lambda1, &first as &dyn Fn(&Ciphertext<G>) -> G),
-        (z2, proof.lambda2, &second),
-    ] {
-        scalars.push(zk);
-        points.push(lam);
-        for i in 0..n {
+        // (34), (35): Λ + τ·base − Σ σᵢ·out + Σ ρᵢ·in = 0, element i's terms.
+        for (zk, out, inp) in [
+            (z.z1, outputs[i].x, inputs[i].x),
+            (z.z2, outputs[i].y, inputs[i].y),
+        ] {
             scalars.push(-(zk * proof.sigma[i]));
-            points.push(part(&st.outputs.as_slice()[i]));
+            points.push(out);
             scalars.push(zk * ch.rho[i]);
-            points.push(part(&st.inputs.as_slice()[i]));
+            points.push(inp);
         }
     }
-    on_g += z1 * proof.tau;
-    scalars.push(on_g);
-    points.push(G::generator());
-    scalars.push(z2 * proof.tau);
-    points.push(st.h);
-    scalars.push(on_gamma);
-    points.push(proof.gamma);
-
-    let reject = ShuffleError::Rejected {
-        check: Check::Batched,
-    };
-    let sum = par::msm_vartime(&scalars, &points).map_err(|_| reject.clone())?;
-    if sum.is_identity() {
-        Ok(())
-    } else {
-        Err(reject)
+    if lo == 0 {
+        on_g += z.z1 * proof.tau;
+        scalars.extend([z.z1, z.z2, z.z2 * proof.tau]);
+        points.extend([proof.lambda1, proof.lambda2, st.h]);
     }
+    scalars.extend([on_g, on_gamma]);
+    points.extend([G::generator(), proof.gamma]);
+    (scalars, points)
 }
