@@ -123,20 +123,31 @@ impl<G: MessageGroup> Ciphersuite for HashingGenerator<G> {
                 });
             }
         }
-        let mut pairs = Vec::new();
-        let mut k = Vec::with_capacity(n * m);
-        let mut u = Vec::with_capacity(n);
-        for (i, c) in clients.iter().enumerate() {
+        // Per client: its commitments checked against the servers' and summed (N·M additions
+        // and comparisons, in parallel with the `parallel` feature); the disputed pairs in
+        // client order, then server order.
+        let rows: Vec<(usize, &Commitments<G>)> = clients.iter().enumerate().collect();
+        let checked = par::map(&rows, |&(i, c)| {
             let mut sum = G::identity();
+            let mut disputed = Vec::new();
             for (j, kij) in c.commitments.iter().enumerate() {
                 if servers[j].commitments[i].as_bytes() != kij.as_bytes() {
-                    pairs.push((ClientId(i as u32), ServerId(j as u32)));
+                    disputed.push(ServerId(j as u32));
                 }
-                k.push(*kij.point());
                 sum += *kij.point();
             }
+            (sum, disputed)
+        });
+        let mut pairs = Vec::new();
+        let mut u = Vec::with_capacity(n);
+        for (i, (sum, disputed)) in checked.into_iter().enumerate() {
+            pairs.extend(disputed.into_iter().map(|j| (ClientId(i as u32), j)));
             u.push(sum);
         }
+        let k: Vec<G> = clients
+            .iter()
+            .flat_map(|c| c.commitments.iter().map(|kij| *kij.point()))
+            .collect();
         if !pairs.is_empty() {
             return Err(SetupError::CommitmentMismatch { pairs });
         }

@@ -320,12 +320,11 @@ impl<'a> Reader<'a> {
         field: &'static str,
         n: usize,
     ) -> Result<Vec<S>, CodecError> {
-        // Reserve no more than the input can hold, whatever `n` the caller passes.
-        let mut out = Vec::with_capacity(n.min(self.remaining() / S::ENCODED_LEN.max(1)));
-        for _ in 0..n {
-            out.push(self.scalar(field)?);
-        }
-        Ok(out)
+        // A canonicity check per scalar (a shuffle proof carries thousands): long lists are
+        // decoded in parallel chunks, with the error of the serial loop.
+        self.decode_items(n, S::ENCODED_LEN, |offset, item| {
+            S::from_bytes(item).map_err(invalid(field, offset))
+        })
     }
 
     /// Fails unless all input was consumed (no trailing bytes: encodings are canonical).

@@ -288,3 +288,57 @@ proptest::proptest! {
         }
     }
 }
+
+/// `scalars` decodes a long list in parallel chunks and answers as reading scalar by scalar
+/// does, at 1 and 2 threads: the first non-canonical scalar at its offset (a later one
+/// invalid too), a truncation where the serial loop stops, an invalid scalar before the cut
+/// first.
+#[test]
+fn long_scalar_lists_decode_as_one_by_one() {
+    let n = 300;
+    let mut w = Writer::new();
+    w.u32(7);
+    for i in 0..n {
+        w.scalar(&S::from_u64(1000 + i));
+    }
+    let good = w.finish();
+    let serial = |bytes: &[u8], n: usize| -> Result<Vec<S>, CodecError> {
+        let mut r = Reader::new(bytes);
+        r.u32()?;
+        (0..n).map(|_| r.scalar::<S>("s")).collect()
+    };
+    let listed = |bytes: &[u8], n: usize| -> Result<Vec<S>, CodecError> {
+        let mut r = Reader::new(bytes);
+        r.u32()?;
+        r.scalars::<S>("s", n)
+    };
+    let mut bad = good.clone();
+    bad[4 + 32 * 100 + 31] = 0xff;
+    bad[4 + 32 * 250 + 31] = 0xff;
+    let cases: [(&[u8], usize); 5] = [
+        (&good, n as usize),
+        (&bad, n as usize),
+        (&good[..4 + 32 * 200 + 5], n as usize),
+        (&bad[..4 + 32 * 200], n as usize),
+        (&good, 0),
+    ];
+    for threads in [1, 2] {
+        for (k, &(bytes, n)) in cases.iter().enumerate() {
+            let got = crate::par::with_threads(threads, || listed(bytes, n)).unwrap();
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{:?}", serial(bytes, n)),
+                "case {k}, {threads} thread(s)"
+            );
+        }
+    }
+    assert!(matches!(
+        serial(&bad, n as usize),
+        Err(CodecError::Invalid {
+            field: "s",
+            offset: 3204,
+            ..
+        })
+    ));
+    assert_eq!(listed(&good, n as usize).map(|v| v.len()), Ok(300));
+}

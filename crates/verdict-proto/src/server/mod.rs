@@ -354,6 +354,10 @@ impl<S: ProtoSuite, R: RngCore + CryptoRng> Server<S, R> {
             }
             result = run.handle(&mut self.core, msg, Signature::Checked);
         }
+        // The set-up's log and our clients' set-up messages (the key shuffle's lists and
+        // proofs, every client's set-up: megabytes in thousands of allocations) are freed off
+        // this thread.
+        verdict_group::par::drop_later((setup.log, setup.own));
         if let Err(stop) = result {
             self.stop(stop);
         }
