@@ -40,6 +40,47 @@ fn setup(n: usize, rng: &mut ChaCha20Rng) -> (KeyPair<G>, Vec<G>, CiphertextList
     (kp, msgs, CiphertextList::new(cts))
 }
 
+/// An honest shuffle of `n` fresh ciphertexts by server `server` and its proof, from a
+/// generator seeded with `seed`.
+struct Honest {
+    h: G,
+    inputs: CiphertextList<G>,
+    outputs: CiphertextList<G>,
+    ctx: ProofContext,
+    proof: ShuffleProof<G>,
+}
+
+impl Honest {
+    fn new(n: usize, seed: u64, server: u32) -> Self {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let (kp, _, inputs) = setup(n, &mut rng);
+        let h = kp.public();
+        let (outputs, witness) = shuffle(&h, &inputs, &mut rng);
+        let ctx = ProofContext::new(SESSION, server);
+        let st = ShuffleStatement {
+            h,
+            inputs: &inputs,
+            outputs: &outputs,
+        };
+        let proof = prove(&ctx, &st, &witness, &mut rng).unwrap();
+        Self {
+            h,
+            inputs,
+            outputs,
+            ctx,
+            proof,
+        }
+    }
+
+    fn statement(&self) -> ShuffleStatement<'_, G> {
+        ShuffleStatement {
+            h: self.h,
+            inputs: &self.inputs,
+            outputs: &self.outputs,
+        }
+    }
+}
+
 fn both_accept(
     ctx: &ProofContext,
     st: &ShuffleStatement<'_, G>,
@@ -208,25 +249,15 @@ fn forgery_outputs_chosen_after_challenges_needs_statement_in_transcript() {
 
 #[test]
 fn per_equation_verifier_pinpoints() {
-    let mut rng = ChaCha20Rng::seed_from_u64(13);
-    let n = 5;
-    let (kp, _, inputs) = setup(n, &mut rng);
-    let h = kp.public();
-    let (outputs, witness) = shuffle(&h, &inputs, &mut rng);
-    let ctx = ProofContext::new(SESSION, 1);
-    let st = ShuffleStatement {
-        h,
-        inputs: &inputs,
-        outputs: &outputs,
-    };
-    let proof = prove(&ctx, &st, &witness, &mut rng).unwrap();
-    verify_each(&ctx, &st, &proof).unwrap();
+    let honest = Honest::new(5, 13, 1);
+    let (ctx, st, proof) = (&honest.ctx, honest.statement(), &honest.proof);
+    verify_each(ctx, &st, proof).unwrap();
     // σ is absorbed before t, c: a tampered σ changes those challenges, but (33) is the
     // first check and pinpoints the element.
     let mut bad = proof.clone();
     bad.sigma[2] += S::one();
     assert_eq!(
-        verify_each(&ctx, &st, &bad),
+        verify_each(ctx, &st, &bad),
         Err(ShuffleError::Rejected {
             check: Check::Commitment { index: 2 }
         })
@@ -234,7 +265,7 @@ fn per_equation_verifier_pinpoints() {
     let mut bad = proof.clone();
     bad.simple.alpha[3] += S::one();
     assert_eq!(
-        verify_each(&ctx, &st, &bad),
+        verify_each(ctx, &st, &bad),
         Err(ShuffleError::Rejected {
             check: Check::SimpleShuffle { index: 3 }
         })
@@ -242,13 +273,13 @@ fn per_equation_verifier_pinpoints() {
     let mut bad = proof.clone();
     bad.tau += S::one();
     assert!(matches!(
-        verify_each(&ctx, &st, &bad),
+        verify_each(ctx, &st, &bad),
         Err(ShuffleError::Rejected {
             check: Check::Lambda1
         })
     ));
     assert_eq!(
-        verify(&ctx, &st, &bad),
+        verify(ctx, &st, &bad),
         Err(ShuffleError::Rejected {
             check: Check::Batched
         })
@@ -287,25 +318,15 @@ fn prover_randomness_is_hedged_and_reproducible() {
 fn one_and_two_threads_prove_and_verify_alike() {
     let run = |threads: usize| {
         verdict_group::par::with_threads(threads, || {
-            let mut rng = ChaCha20Rng::seed_from_u64(17);
-            let n = 300;
-            let (kp, _, inputs) = setup(n, &mut rng);
-            let h = kp.public();
-            let (outputs, witness) = shuffle(&h, &inputs, &mut rng);
-            let ctx = ProofContext::new(SESSION, 2);
-            let st = ShuffleStatement {
-                h,
-                inputs: &inputs,
-                outputs: &outputs,
-            };
-            let proof = prove(&ctx, &st, &witness, &mut rng).unwrap();
+            let honest = Honest::new(300, 17, 2);
+            let (ctx, st, proof) = (&honest.ctx, honest.statement(), &honest.proof);
             let mut bad = proof.clone();
             bad.sigma[200] += S::one();
             let verdicts = [
-                verify(&ctx, &st, &proof),
-                verify_each(&ctx, &st, &proof),
-                verify(&ctx, &st, &bad),
-                verify_each(&ctx, &st, &bad),
+                verify(ctx, &st, proof),
+                verify_each(ctx, &st, proof),
+                verify(ctx, &st, &bad),
+                verify_each(ctx, &st, &bad),
             ];
             (proof.to_bytes(), verdicts)
         })
@@ -357,23 +378,14 @@ fn every_part_of_the_batched_check_rejects_a_changed_element() {
     changes.push(("Gamma", Box::new(move |p| p.gamma += g)));
     for threads in [1, 2] {
         verdict_group::par::with_threads(threads, || {
-            let mut rng = ChaCha20Rng::seed_from_u64(23);
-            let (kp, _, inputs) = setup(n, &mut rng);
-            let h = kp.public();
-            let (outputs, witness) = shuffle(&h, &inputs, &mut rng);
-            let ctx = ProofContext::new(SESSION, 1);
-            let st = ShuffleStatement {
-                h,
-                inputs: &inputs,
-                outputs: &outputs,
-            };
-            let proof = prove(&ctx, &st, &witness, &mut rng).unwrap();
-            assert_eq!(verify(&ctx, &st, &proof), Ok(()));
+            let honest = Honest::new(n, 23, 1);
+            let (ctx, st, proof) = (&honest.ctx, honest.statement(), &honest.proof);
+            assert_eq!(verify(ctx, &st, proof), Ok(()));
             for (what, change) in &changes {
                 let mut bad = proof.clone();
                 change(&mut bad);
                 assert!(
-                    verify(&ctx, &st, &bad).is_err(),
+                    verify(ctx, &st, &bad).is_err(),
                     "{what} changed, {threads} thread(s)"
                 );
             }
